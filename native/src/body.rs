@@ -1,0 +1,385 @@
+//! Column bodies: one column's Arrow data as a list of nodes and buffers in
+//! Arrow IPC order (FORMAT.md §3), plus the tree walk that turns nodes and
+//! buffers back into validated `ArrayData`. The same walk imports batches that
+//! arrive from the JVM by address.
+
+use arrow_buffer::{bit_util, Buffer};
+use arrow_data::{ArrayData, ArrayDataBuilder};
+use arrow_schema::DataType;
+
+use crate::cursor::{pad8, to_u32, Cursor};
+use crate::error::{Error, Result};
+
+/// How a type's node is laid out.
+#[derive(Debug, Clone, Copy)]
+enum Layout {
+    Null,
+    Boolean,
+    Fixed(usize),
+    VarLen { offset_width: usize },
+    List { offset_width: usize },
+    FixedSizeList,
+    Struct,
+    Dictionary { key_width: usize },
+}
+
+fn layout(data_type: &DataType) -> Result<Layout> {
+    if let Some(width) = data_type.primitive_width() {
+        return Ok(Layout::Fixed(width));
+    }
+    Ok(match data_type {
+        DataType::Null => Layout::Null,
+        DataType::Boolean => Layout::Boolean,
+        DataType::FixedSizeBinary(width) => Layout::Fixed(
+            usize::try_from(*width).map_err(|_| Error::UnsupportedType(data_type.to_string()))?,
+        ),
+        DataType::Utf8 | DataType::Binary => Layout::VarLen { offset_width: 4 },
+        DataType::LargeUtf8 | DataType::LargeBinary => Layout::VarLen { offset_width: 8 },
+        DataType::List(_) | DataType::Map(_, _) => Layout::List { offset_width: 4 },
+        DataType::LargeList(_) => Layout::List { offset_width: 8 },
+        DataType::FixedSizeList(_, _) => Layout::FixedSizeList,
+        DataType::Struct(_) => Layout::Struct,
+        DataType::Dictionary(key, _) => match key.primitive_width() {
+            Some(key_width) if key.is_integer() => Layout::Dictionary { key_width },
+            _ => return Err(Error::UnsupportedType(data_type.to_string())),
+        },
+        _ => return Err(Error::UnsupportedType(data_type.to_string())),
+    })
+}
+
+/// Checks that every node of `data_type` can be carried, before any work is done.
+pub(crate) fn check_supported(data_type: &DataType) -> Result<()> {
+    layout(data_type)?;
+    match data_type {
+        DataType::List(f) | DataType::LargeList(f) | DataType::Map(f, _) => {
+            check_supported(f.data_type())
+        }
+        DataType::FixedSizeList(f, _) => check_supported(f.data_type()),
+        DataType::Struct(fields) => fields
+            .iter()
+            .try_for_each(|f| check_supported(f.data_type())),
+        DataType::Dictionary(_, value) => check_supported(value),
+        _ => Ok(()),
+    }
+}
+
+/// True when some array in the tree starts at a non-zero offset; such data is
+/// copied once so that every stored array starts at offset 0.
+pub(crate) fn needs_normalizing(data: &ArrayData) -> bool {
+    data.offset() != 0
+        || data.nulls().is_some_and(|n| n.offset() != 0)
+        || data.child_data().iter().any(needs_normalizing)
+}
+
+/// Returns `data` with every array starting at offset 0 (a copy only when needed).
+pub(crate) fn normalized(data: &ArrayData) -> Result<ArrayData> {
+    if !needs_normalizing(data) {
+        return Ok(data.clone());
+    }
+    let mut copy = arrow_data::transform::MutableArrayData::new(vec![data], true, data.len());
+    copy.try_extend(0, 0, data.len())
+        .map_err(|e| Error::TooLarge(format!("cannot copy sliced array: {e}")))?;
+    Ok(copy.freeze())
+}
+
+/// The nodes and buffer slices of one or more columns, borrowed from their arrays.
+#[derive(Debug, Default)]
+pub(crate) struct BodyParts<'a> {
+    nodes: Vec<(u32, u32)>,
+    buffers: Vec<&'a [u8]>,
+}
+
+impl<'a> BodyParts<'a> {
+    /// Collects one column (its offsets must all be 0: see [`normalized`]).
+    pub(crate) fn collect(data: &'a ArrayData) -> Result<Self> {
+        let mut parts = BodyParts::default();
+        parts.push(data)?;
+        Ok(parts)
+    }
+
+    fn push(&mut self, data: &'a ArrayData) -> Result<()> {
+        let len = data.len();
+        let null_count = data.null_count();
+        self.nodes.push((
+            to_u32(len, "array length")?,
+            to_u32(null_count, "null count")?,
+        ));
+        let layout = layout(data.data_type())?;
+        if !matches!(layout, Layout::Null) {
+            let validity = match data.nulls() {
+                Some(nulls) if null_count > 0 => {
+                    &nulls.buffer().as_slice()[..bit_util::ceil(len, 8)]
+                }
+                _ => &[][..],
+            };
+            self.buffers.push(validity);
+        }
+        let buffer = |i: usize, n: usize| -> Result<&'a [u8]> {
+            data.buffers()
+                .get(i)
+                .and_then(|b| b.as_slice().get(..n))
+                .ok_or_else(|| {
+                    Error::Internal(format!(
+                        "buffer {i} of {} shorter than {n}",
+                        data.data_type()
+                    ))
+                })
+        };
+        match layout {
+            Layout::Null | Layout::Struct | Layout::FixedSizeList => {}
+            Layout::Boolean => self.buffers.push(buffer(0, bit_util::ceil(len, 8))?),
+            Layout::Fixed(width) => self.buffers.push(buffer(0, len * width)?),
+            Layout::Dictionary { key_width } => self.buffers.push(buffer(0, len * key_width)?),
+            Layout::VarLen { offset_width } => {
+                let offsets = buffer(0, (len + 1) * offset_width)?;
+                let end = last_offset(offsets, offset_width)?;
+                self.buffers.push(offsets);
+                self.buffers.push(buffer(1, end)?);
+            }
+            Layout::List { offset_width } => {
+                self.buffers.push(buffer(0, (len + 1) * offset_width)?)
+            }
+        }
+        for child in data.child_data() {
+            self.push(child)?;
+        }
+        Ok(())
+    }
+
+    /// The nodes as `(length, null_count)`, in traversal order.
+    pub(crate) fn nodes(&self) -> &[(u32, u32)] {
+        &self.nodes
+    }
+
+    /// The buffer slices, in traversal order.
+    pub(crate) fn buffers(&self) -> &[&'a [u8]] {
+        &self.buffers
+    }
+
+    /// The encoded size of these parts as one column body.
+    pub(crate) fn encoded_len(&self) -> usize {
+        pad8(8 + 8 * self.nodes.len() + 4 * self.buffers.len())
+            + self.buffers.iter().map(|b| pad8(b.len())).sum::<usize>()
+    }
+
+    /// Appends the column body (FORMAT.md §3) to `out`.
+    pub(crate) fn write(&self, out: &mut Vec<u8>) -> Result<()> {
+        let start = out.len();
+        out.reserve(self.encoded_len());
+        out.extend_from_slice(&to_u32(self.nodes.len(), "node count")?.to_le_bytes());
+        out.extend_from_slice(&to_u32(self.buffers.len(), "buffer count")?.to_le_bytes());
+        for (len, nulls) in &self.nodes {
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(&nulls.to_le_bytes());
+        }
+        for b in &self.buffers {
+            out.extend_from_slice(&to_u32(b.len(), "buffer length")?.to_le_bytes());
+        }
+        out.resize(start + pad8(out.len() - start), 0);
+        for b in &self.buffers {
+            out.extend_from_slice(b);
+            out.resize(start + pad8(out.len() - start), 0);
+        }
+        Ok(())
+    }
+}
+
+fn last_offset(offsets: &[u8], width: usize) -> Result<usize> {
+    let tail = &offsets[offsets.len() - width..];
+    let value = if width == 4 {
+        i32::from_le_bytes(
+            tail.try_into()
+                .map_err(|_| Error::Internal("offset width".into()))?,
+        ) as i64
+    } else {
+        i64::from_le_bytes(
+            tail.try_into()
+                .map_err(|_| Error::Internal("offset width".into()))?,
+        )
+    };
+    usize::try_from(value).map_err(|_| Error::Internal(format!("negative offset {value}")))
+}
+
+/// Nodes and buffers to rebuild arrays from, consumed in traversal order.
+#[derive(Debug)]
+pub(crate) struct PartsReader {
+    nodes: Vec<(usize, usize)>,
+    buffers: Vec<Buffer>,
+    next_node: usize,
+    next_buffer: usize,
+    what: String,
+}
+
+impl PartsReader {
+    /// Parts given directly (the JNI import path).
+    pub(crate) fn new(nodes: Vec<(usize, usize)>, buffers: Vec<Buffer>, what: String) -> Self {
+        PartsReader {
+            nodes,
+            buffers,
+            next_node: 0,
+            next_buffer: 0,
+            what,
+        }
+    }
+
+    /// Parses the column body starting at `start` of `body` (a decompressed
+    /// payload); returns the reader and the offset just past the body.
+    pub(crate) fn parse(body: &Buffer, start: usize, what: String) -> Result<(Self, usize)> {
+        let mut cur = Cursor::at(body.as_slice(), start);
+        let node_count = cur.u32("column body node count")? as usize;
+        let buffer_count = cur.u32("column body buffer count")? as usize;
+        // Each node and length occupies bytes in the body, so these reads bound the counts.
+        let node_bytes = cur.take(node_count.saturating_mul(8), "column body nodes")?;
+        let length_bytes =
+            cur.take(buffer_count.saturating_mul(4), "column body buffer lengths")?;
+        let nodes = node_bytes
+            .chunks_exact(8)
+            .map(|c| {
+                let mut n = Cursor::new(c);
+                Ok((
+                    n.u32("node length")? as usize,
+                    n.u32("node null count")? as usize,
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut pos = start + pad8(8 + node_bytes.len() + length_bytes.len());
+        let mut buffers = Vec::with_capacity(buffer_count);
+        for chunk in length_bytes.chunks_exact(4) {
+            let len = Cursor::new(chunk).u32("buffer length")? as usize;
+            let end = pos
+                .checked_add(len)
+                .filter(|&e| e <= body.len())
+                .ok_or_else(|| Error::LengthOutOfBounds {
+                    what: format!("{what}: buffer {}", buffers.len()),
+                    start: pos as u64,
+                    end: pos as u64 + len as u64,
+                    len: body.len(),
+                })?;
+            buffers.push(body.slice_with_length(pos, len));
+            pos = start + pad8(end - start);
+        }
+        if pos > body.len() {
+            return Err(Error::Truncated {
+                what: "column body padding",
+                offset: pos,
+                needed: 0,
+                len: body.len(),
+            });
+        }
+        Ok((PartsReader::new(nodes, buffers, what), pos))
+    }
+
+    fn node(&mut self) -> Result<(usize, usize)> {
+        let node = self.nodes.get(self.next_node).copied().ok_or_else(|| {
+            Error::SchemaMismatch(format!(
+                "{}: the schema needs more than {} nodes",
+                self.what,
+                self.nodes.len()
+            ))
+        })?;
+        self.next_node += 1;
+        Ok(node)
+    }
+
+    fn buffer(&mut self) -> Result<Buffer> {
+        let buffer = self.buffers.get(self.next_buffer).cloned().ok_or_else(|| {
+            Error::SchemaMismatch(format!(
+                "{}: the schema needs more than {} buffers",
+                self.what,
+                self.buffers.len()
+            ))
+        })?;
+        self.next_buffer += 1;
+        Ok(buffer)
+    }
+
+    /// Fails unless every node and buffer was consumed.
+    pub(crate) fn finish(&self) -> Result<()> {
+        if self.next_node != self.nodes.len() || self.next_buffer != self.buffers.len() {
+            return Err(Error::SchemaMismatch(format!(
+                "{}: {} nodes and {} buffers present, the schema uses {} and {}",
+                self.what,
+                self.nodes.len(),
+                self.buffers.len(),
+                self.next_node,
+                self.next_buffer
+            )));
+        }
+        Ok(())
+    }
+
+    /// Rebuilds one array of `data_type`, fully validated by arrow-rs.
+    pub(crate) fn read_array(&mut self, data_type: &DataType) -> Result<ArrayData> {
+        let layout = layout(data_type).map_err(|_| {
+            Error::SchemaMismatch(format!(
+                "{}: schema has unsupported type {data_type}",
+                self.what
+            ))
+        })?;
+        let (len, null_count) = self.node()?;
+        let validity = if matches!(layout, Layout::Null) {
+            None
+        } else {
+            Some(self.buffer()?)
+        };
+        let mut buffers = Vec::with_capacity(2);
+        let mut children = Vec::new();
+        match layout {
+            Layout::Null | Layout::Struct | Layout::FixedSizeList => {}
+            Layout::Boolean | Layout::Fixed(_) | Layout::Dictionary { .. } => {
+                buffers.push(self.buffer()?)
+            }
+            Layout::VarLen { offset_width } => {
+                buffers.push(offsets_or_zero(self.buffer()?, len, offset_width));
+                buffers.push(self.buffer()?);
+            }
+            Layout::List { offset_width } => {
+                buffers.push(offsets_or_zero(self.buffer()?, len, offset_width))
+            }
+        }
+        match data_type {
+            DataType::List(f)
+            | DataType::LargeList(f)
+            | DataType::Map(f, _)
+            | DataType::FixedSizeList(f, _) => children.push(self.read_array(f.data_type())?),
+            DataType::Struct(fields) => {
+                for f in fields {
+                    children.push(self.read_array(f.data_type())?);
+                }
+            }
+            DataType::Dictionary(_, value) => children.push(self.read_array(value)?),
+            _ => {}
+        }
+        let mut builder = ArrayDataBuilder::new(data_type.clone())
+            .len(len)
+            .buffers(buffers)
+            .child_data(children)
+            .align_buffers(true);
+        if null_count > 0 && !matches!(layout, Layout::Null) {
+            builder = builder.null_bit_buffer(validity);
+        }
+        let data = builder.build().map_err(|source| Error::InvalidData {
+            what: self.what.clone(),
+            source,
+        })?;
+        if !matches!(layout, Layout::Null) && data.null_count() != null_count {
+            return Err(Error::InvalidData {
+                what: self.what.clone(),
+                source: arrow_schema::ArrowError::InvalidArgumentError(format!(
+                    "node declares {null_count} nulls, validity has {}",
+                    data.null_count()
+                )),
+            });
+        }
+        Ok(data)
+    }
+}
+
+/// Arrow allows an empty offsets buffer for an empty array; arrow-rs wants one entry.
+fn offsets_or_zero(buffer: Buffer, len: usize, offset_width: usize) -> Buffer {
+    if len == 0 && buffer.is_empty() {
+        Buffer::from_slice_ref(&[0u8; 8][..offset_width])
+    } else {
+        buffer
+    }
+}

@@ -1,0 +1,196 @@
+//! Per-payload compression (lz4 block, zstd) with allocation bounds derived
+//! from the input, and CRC32C checksums.
+
+use arrow_buffer::{Buffer, MutableBuffer};
+
+use crate::error::{Error, Result};
+
+/// Payload codec requested by the writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Codec {
+    /// Store raw bytes.
+    None,
+    /// LZ4 block format (lz4_flex), always.
+    #[default]
+    Lz4,
+    /// Zstandard frame, always.
+    Zstd,
+    /// LZ4, but stored raw when compression saves less than 1/8.
+    Auto,
+}
+
+impl Codec {
+    /// The id that crosses JNI (`0 none, 1 lz4, 2 zstd, 3 auto`).
+    pub fn from_id(id: i32) -> Result<Codec> {
+        match id {
+            0 => Ok(Codec::None),
+            1 => Ok(Codec::Lz4),
+            2 => Ok(Codec::Zstd),
+            3 => Ok(Codec::Auto),
+            other => Err(Error::InvalidArgument(format!(
+                "unknown codec id {other} (0 none, 1 lz4, 2 zstd, 3 auto)"
+            ))),
+        }
+    }
+}
+
+/// The codec actually used for one stored payload (the directory's codec id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum StoredCodec {
+    /// Raw bytes.
+    None = 0,
+    /// LZ4 block.
+    Lz4 = 1,
+    /// Zstandard frame.
+    Zstd = 2,
+}
+
+impl StoredCodec {
+    /// Parses a directory codec id.
+    pub fn from_id(id: u8) -> Result<StoredCodec> {
+        match id {
+            0 => Ok(StoredCodec::None),
+            1 => Ok(StoredCodec::Lz4),
+            2 => Ok(StoredCodec::Zstd),
+            other => Err(Error::UnsupportedCodec(other)),
+        }
+    }
+}
+
+/// Zstd level: level 1 is the fast end and still shrinks cache data well.
+const ZSTD_LEVEL: i32 = 1;
+/// Largest expansion one input byte can produce in the LZ4 block format.
+const LZ4_MAX_RATIO: u64 = 255;
+/// Largest expansion of a zstd frame (RLE blocks: a few bytes per 128 KiB block).
+const ZSTD_MAX_RATIO: u64 = 32768;
+/// Largest payload, so every length fits a Java array and an `i32` offset.
+pub(crate) const MAX_PAYLOAD: u64 = i32::MAX as u64 - 64;
+
+/// Compresses `raw` with `codec`, appending the stored bytes to `out`.
+/// Returns the codec that was actually used.
+pub(crate) fn compress_into(raw: &[u8], codec: Codec, out: &mut Vec<u8>) -> Result<StoredCodec> {
+    match codec {
+        Codec::None => {
+            out.extend_from_slice(raw);
+            Ok(StoredCodec::None)
+        }
+        Codec::Lz4 | Codec::Auto => {
+            let start = out.len();
+            out.resize(
+                start + lz4_flex::block::get_maximum_output_size(raw.len()),
+                0,
+            );
+            let written = lz4_flex::block::compress_into(raw, &mut out[start..])
+                .map_err(|e| Error::Internal(format!("lz4 compression failed: {e}")))?;
+            out.truncate(start + written);
+            if codec == Codec::Auto && written > raw.len() - raw.len() / 8 {
+                out.truncate(start);
+                out.extend_from_slice(raw);
+                return Ok(StoredCodec::None);
+            }
+            Ok(StoredCodec::Lz4)
+        }
+        Codec::Zstd => {
+            let start = out.len();
+            out.resize(start + zstd::zstd_safe::compress_bound(raw.len()), 0);
+            let written = zstd::bulk::compress_to_buffer(raw, &mut out[start..], ZSTD_LEVEL)
+                .map_err(|e| Error::Internal(format!("zstd compression failed: {e}")))?;
+            out.truncate(start + written);
+            Ok(StoredCodec::Zstd)
+        }
+    }
+}
+
+/// Checks that `raw_len` is reachable from `stored_len` bytes with `codec`, so
+/// no allocation is ever sized by a length the input cannot produce.
+pub(crate) fn check_raw_len(
+    codec: StoredCodec,
+    stored_len: u64,
+    raw_len: u64,
+) -> Result<(), String> {
+    if raw_len > MAX_PAYLOAD {
+        return Err(format!(
+            "raw length {raw_len} exceeds the limit {MAX_PAYLOAD}"
+        ));
+    }
+    let max = match codec {
+        StoredCodec::None => {
+            return if stored_len == raw_len {
+                Ok(())
+            } else {
+                Err(format!(
+                    "uncompressed payload has stored length {stored_len} but raw length {raw_len}"
+                ))
+            };
+        }
+        StoredCodec::Lz4 => stored_len.saturating_mul(LZ4_MAX_RATIO).saturating_add(16),
+        StoredCodec::Zstd => stored_len
+            .saturating_mul(ZSTD_MAX_RATIO)
+            .saturating_add(1024),
+    };
+    if raw_len > max {
+        return Err(format!(
+            "raw length {raw_len} cannot come from {stored_len} stored bytes (at most {max})"
+        ));
+    }
+    Ok(())
+}
+
+/// Decompresses one stored payload into a fresh 64-byte-aligned buffer of
+/// exactly `raw_len` bytes, so Arrow buffers can be sliced from it without a copy.
+pub(crate) fn decompress(
+    stored: &[u8],
+    codec: StoredCodec,
+    raw_len: usize,
+    what: &dyn Fn() -> String,
+) -> Result<Buffer> {
+    check_raw_len(codec, stored.len() as u64, raw_len as u64).map_err(|reason| {
+        Error::Decompression {
+            what: what(),
+            reason,
+        }
+    })?;
+    let fail = |reason: String| Error::Decompression {
+        what: what(),
+        reason,
+    };
+    match codec {
+        StoredCodec::None => Ok(Buffer::from_slice_ref(stored)),
+        StoredCodec::Lz4 => {
+            let mut out = MutableBuffer::from_len_zeroed(raw_len);
+            let n = lz4_flex::block::decompress_into(stored, out.as_slice_mut())
+                .map_err(|e| fail(format!("lz4: {e}")))?;
+            if n != raw_len {
+                return Err(fail(format!("lz4 produced {n} bytes, expected {raw_len}")));
+            }
+            Ok(out.into())
+        }
+        StoredCodec::Zstd => {
+            let declared = zstd::zstd_safe::get_frame_content_size(stored)
+                .map_err(|e| fail(format!("zstd frame header: {e:?}")))?;
+            if declared != Some(raw_len as u64) {
+                return Err(fail(format!(
+                    "zstd frame declares {declared:?} bytes, directory says {raw_len}"
+                )));
+            }
+            let mut out = MutableBuffer::from_len_zeroed(raw_len);
+            let n = zstd::bulk::decompress_to_buffer(stored, out.as_slice_mut())
+                .map_err(|e| fail(format!("zstd: {e}")))?;
+            if n != raw_len {
+                return Err(fail(format!("zstd produced {n} bytes, expected {raw_len}")));
+            }
+            Ok(out.into())
+        }
+    }
+}
+
+/// CRC32C (Castagnoli), hardware-accelerated where the CPU has it.
+pub(crate) fn crc32c(bytes: &[u8]) -> u32 {
+    crc32c::crc32c(bytes)
+}
+
+/// CRC32C continued over more bytes.
+pub(crate) fn crc32c_append(crc: u32, bytes: &[u8]) -> u32 {
+    crc32c::crc32c_append(crc, bytes)
+}

@@ -1,0 +1,318 @@
+//! Format detection and frame parsing: header, schema, stats and directory,
+//! without touching any column payload (FORMAT.md §1–2).
+
+use std::sync::Arc;
+
+use crate::codec::{self, StoredCodec};
+use crate::cursor::Cursor;
+use crate::error::{Error, Result};
+use crate::schema::{global_schema_cache, InternedSchema};
+use crate::stats::{self, BoundKind, ColumnStats};
+
+/// The frame magic: `\x89TCF`.
+pub const MAGIC: [u8; 4] = [0x89, 0x54, 0x43, 0x46];
+/// The Arrow IPC continuation marker that starts a legacy stream.
+pub const IPC_CONTINUATION: [u8; 4] = [0xFF; 4];
+/// Fixed header length.
+pub const HEADER_LEN: usize = 28;
+/// Directory entry length.
+pub const DIRECTORY_ENTRY_LEN: usize = 20;
+
+pub(crate) const FLAG_STATS: u8 = 0x01;
+const CHECKSUM_SHIFT: u8 = 1;
+const CHECKSUM_MASK: u8 = 0x06;
+const RESERVED_FLAGS: u8 = 0xF8;
+
+/// A cached-batch format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Plain Arrow IPC stream.
+    Legacy,
+    /// Framed, one whole-batch payload.
+    V2,
+    /// Framed, one payload per column.
+    V3,
+}
+
+impl Format {
+    /// The frame version byte (legacy has none).
+    pub fn version(self) -> Option<u8> {
+        match self {
+            Format::Legacy => None,
+            Format::V2 => Some(2),
+            Format::V3 => Some(3),
+        }
+    }
+}
+
+/// Checksum kind recorded in the flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ChecksumKind {
+    /// No checksums.
+    None,
+    /// CRC32C over metadata and each payload.
+    #[default]
+    Crc32c,
+}
+
+impl ChecksumKind {
+    pub(crate) fn flag_bits(self) -> u8 {
+        match self {
+            ChecksumKind::None => 0,
+            ChecksumKind::Crc32c => 1 << CHECKSUM_SHIFT,
+        }
+    }
+}
+
+/// Tells the three formats apart from the first bytes.
+pub fn detect(bytes: &[u8]) -> Result<Format> {
+    let mut cur = Cursor::new(bytes);
+    let magic: [u8; 4] = cur
+        .take(4, "magic")?
+        .try_into()
+        .map_err(|_| Error::Internal("4-byte slice".into()))?;
+    if magic == IPC_CONTINUATION {
+        return Ok(Format::Legacy);
+    }
+    if magic != MAGIC {
+        return Err(Error::BadMagic { found: magic });
+    }
+    match cur.u8("version")? {
+        2 => Ok(Format::V2),
+        3 => Ok(Format::V3),
+        other => Err(Error::UnsupportedVersion(other)),
+    }
+}
+
+/// One directory entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirectoryEntry {
+    /// Offset from the payload start.
+    pub offset: u32,
+    /// Stored bytes.
+    pub stored_len: u32,
+    /// Bytes after decompression.
+    pub raw_len: u32,
+    /// CRC32C of the stored bytes (0 without checksums).
+    pub checksum: u32,
+    /// The codec of the stored bytes.
+    pub codec: StoredCodec,
+}
+
+/// A parsed V2/V3 frame: everything but the payloads, which stay borrowed.
+#[derive(Debug, Clone)]
+pub struct Frame<'a> {
+    /// V2 or V3.
+    pub format: Format,
+    /// The flags byte.
+    pub flags: u8,
+    /// Checksum kind.
+    pub checksum: ChecksumKind,
+    /// Rows in the batch.
+    pub row_count: u32,
+    /// Top-level columns.
+    pub column_count: u32,
+    /// The stored metadata checksum.
+    pub meta_checksum: u32,
+    /// The embedded schema bytes.
+    pub schema_bytes: &'a [u8],
+    /// The parsed (interned) schema.
+    pub schema: Arc<InternedSchema>,
+    /// Column stats, when the frame has them.
+    pub stats: Option<Vec<ColumnStats>>,
+    /// The directory (V3: one entry per column; V2: one entry).
+    pub directory: Vec<DirectoryEntry>,
+    /// Offset of the payload area.
+    pub payload_start: usize,
+    bytes: &'a [u8],
+}
+
+impl<'a> Frame<'a> {
+    /// Parses and checks header, schema, stats and directory (V2 and V3 only).
+    pub fn parse(bytes: &'a [u8]) -> Result<Frame<'a>> {
+        let format = detect(bytes)?;
+        if format == Format::Legacy {
+            return Err(Error::InvalidArgument(
+                "a legacy Arrow IPC stream has no frame header".into(),
+            ));
+        }
+        let mut cur = Cursor::at(bytes, 5);
+        let flags = cur.u8("flags")?;
+        if flags & RESERVED_FLAGS != 0 {
+            return Err(Error::UnsupportedFlags(flags));
+        }
+        let checksum = match (flags & CHECKSUM_MASK) >> CHECKSUM_SHIFT {
+            0 => ChecksumKind::None,
+            1 => ChecksumKind::Crc32c,
+            _ => return Err(Error::UnsupportedFlags(flags)),
+        };
+        let reserved = cur.u16("reserved")?;
+        if reserved != 0 {
+            return Err(Error::ReservedNotZero {
+                what: "header bytes 6..8",
+                value: reserved.into(),
+            });
+        }
+        let row_count = cur.u32("row count")?;
+        let column_count = cur.u32("column count")?;
+        let schema_len = cur.u32("schema length")? as usize;
+        let stats_len = cur.u32("stats length")? as usize;
+        let meta_checksum = cur.u32("metadata checksum")?;
+        if (flags & FLAG_STATS != 0) != (stats_len > 0) {
+            return Err(Error::CorruptStats(format!(
+                "stats flag is {} but stats length is {stats_len}",
+                flags & FLAG_STATS != 0
+            )));
+        }
+        let entries = match format {
+            Format::V3 => column_count as usize,
+            _ => 1,
+        };
+        let schema_bytes = cur.take(schema_len, "schema section")?;
+        let stats_bytes = cur.take(stats_len, "stats section")?;
+        let directory_bytes = cur.take(entries.saturating_mul(DIRECTORY_ENTRY_LEN), "directory")?;
+        let payload_start = cur.position();
+        match checksum {
+            ChecksumKind::Crc32c => {
+                let computed = codec::crc32c_append(
+                    codec::crc32c(&bytes[..24]),
+                    &bytes[HEADER_LEN..payload_start],
+                );
+                if computed != meta_checksum {
+                    return Err(Error::ChecksumMismatch {
+                        what: "frame metadata (header, schema, stats, directory)".into(),
+                        stored: meta_checksum,
+                        computed,
+                    });
+                }
+            }
+            ChecksumKind::None if meta_checksum != 0 => {
+                return Err(Error::ReservedNotZero {
+                    what: "metadata checksum without checksums",
+                    value: meta_checksum.into(),
+                });
+            }
+            ChecksumKind::None => {}
+        }
+        let directory = parse_directory(directory_bytes, bytes.len() - payload_start, checksum)?;
+        let schema = global_schema_cache().get_or_parse(schema_bytes)?;
+        let fields = schema.schema.fields();
+        if fields.len() != column_count as usize {
+            return Err(Error::SchemaMismatch(format!(
+                "header says {column_count} columns, embedded schema has {} fields",
+                fields.len()
+            )));
+        }
+        let stats = if stats_len > 0 {
+            let stats = stats::decode(stats_bytes, column_count as usize, row_count)?;
+            for (i, (s, field)) in stats.iter().zip(fields.iter()).enumerate() {
+                let expected = BoundKind::for_type(field.data_type());
+                let kind = s.bound_kind();
+                if (kind != BoundKind::None && Some(kind) != expected)
+                    || (s.unsupported && expected.is_some())
+                {
+                    return Err(Error::CorruptStats(format!(
+                        "column {i}: stats of kind {kind:?} do not fit type {}",
+                        field.data_type()
+                    )));
+                }
+            }
+            Some(stats)
+        } else {
+            None
+        };
+        Ok(Frame {
+            format,
+            flags,
+            checksum,
+            row_count,
+            column_count,
+            meta_checksum,
+            schema_bytes,
+            schema,
+            stats,
+            directory,
+            payload_start,
+            bytes,
+        })
+    }
+
+    /// The stored bytes of directory entry `index`, checksum verified.
+    pub(crate) fn payload(&self, index: usize) -> Result<(&'a [u8], &DirectoryEntry)> {
+        let entry = self
+            .directory
+            .get(index)
+            .ok_or_else(|| Error::Internal(format!("directory entry {index} missing")))?;
+        let start = self.payload_start + entry.offset as usize;
+        let stored = &self.bytes[start..start + entry.stored_len as usize];
+        if self.checksum == ChecksumKind::Crc32c {
+            let computed = codec::crc32c(stored);
+            if computed != entry.checksum {
+                return Err(Error::ChecksumMismatch {
+                    what: format!("payload {index}"),
+                    stored: entry.checksum,
+                    computed,
+                });
+            }
+        }
+        Ok((stored, entry))
+    }
+}
+
+fn parse_directory(
+    bytes: &[u8],
+    payload_len: usize,
+    checksum: ChecksumKind,
+) -> Result<Vec<DirectoryEntry>> {
+    let mut entries = Vec::with_capacity(bytes.len() / DIRECTORY_ENTRY_LEN);
+    let mut expected_offset: u64 = 0;
+    for (index, chunk) in bytes.chunks_exact(DIRECTORY_ENTRY_LEN).enumerate() {
+        let mut cur = Cursor::new(chunk);
+        let offset = cur.u32("directory offset")?;
+        let stored_len = cur.u32("directory stored length")?;
+        let raw_len = cur.u32("directory raw length")?;
+        let crc = cur.u32("directory checksum")?;
+        let codec_id = cur.u8("directory codec")?;
+        let reserved = cur.take(3, "directory reserved")?;
+        let bad = |reason: String| Error::CorruptDirectory { index, reason };
+        if reserved != [0, 0, 0] {
+            return Err(bad(format!("reserved bytes {reserved:02x?}")));
+        }
+        let codec = StoredCodec::from_id(codec_id)?;
+        if u64::from(offset) != expected_offset {
+            return Err(bad(format!(
+                "offset {offset}, expected {expected_offset} (payloads are contiguous)"
+            )));
+        }
+        let end = expected_offset + u64::from(stored_len);
+        if end > payload_len as u64 {
+            return Err(Error::LengthOutOfBounds {
+                what: format!("payload {index}"),
+                start: offset.into(),
+                end,
+                len: payload_len,
+            });
+        }
+        codec::check_raw_len(codec, stored_len.into(), raw_len.into()).map_err(bad)?;
+        if checksum == ChecksumKind::None && crc != 0 {
+            return Err(bad(format!(
+                "checksum 0x{crc:08x} in a frame without checksums"
+            )));
+        }
+        expected_offset = end;
+        entries.push(DirectoryEntry {
+            offset,
+            stored_len,
+            raw_len,
+            checksum: crc,
+            codec,
+        });
+    }
+    if expected_offset != payload_len as u64 {
+        return Err(Error::TrailingBytes {
+            what: "last payload",
+            extra: payload_len - expected_offset as usize,
+        });
+    }
+    Ok(entries)
+}

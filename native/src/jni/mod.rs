@@ -1,0 +1,344 @@
+//! Thin JNI exports for `dev.tablecache.jni.NativeCodec` (see docs/ARCHITECTURE.md).
+//!
+//! No format logic lives here: each export converts Java arguments, calls the
+//! format core, and converts the result. Every export runs inside
+//! [`EnvUnowned::with_env`], which catches panics, and resolves through
+//! [`ThrowTableCacheException`], which turns an error or a panic into a
+//! `dev.tablecache.TableCacheException` unless an exception is already pending.
+
+mod export;
+mod import;
+
+use jni::errors::ErrorPolicy;
+use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JString, JThrowable, JValue};
+use jni::sys::{jint, jlong};
+use jni::{jni_sig, jni_str, Env, EnvUnowned};
+
+use crate::codec::Codec;
+use crate::error::{Error, ErrorKind};
+use crate::frame::Format;
+use crate::schema::global_schema_cache;
+use crate::write::WriteOptions;
+
+/// Highest format version this library writes (the capability probe's answer).
+const CAPABILITY: jint = 3;
+
+/// An error inside an export: from the format core or from JNI itself.
+#[derive(Debug, thiserror::Error)]
+pub enum JniError {
+    /// A format or argument error.
+    #[error(transparent)]
+    Core(#[from] Error),
+    /// A JNI call failed (often: a Java exception is already pending).
+    #[error("JNI: {0}")]
+    Jni(#[from] jni::errors::Error),
+}
+
+impl JniError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            JniError::Core(e) => e.kind(),
+            JniError::Jni(_) => ErrorKind::Internal,
+        }
+    }
+}
+
+type JniResult<T> = Result<T, JniError>;
+
+/// Error policy: throw `dev.tablecache.TableCacheException(kind, message)` and
+/// return the default value; never replace an exception that is already pending.
+#[derive(Debug, Default)]
+pub struct ThrowTableCacheException;
+
+fn throw(env: &mut Env<'_>, kind: ErrorKind, message: &str) -> jni::errors::Result<()> {
+    if env.exception_check() {
+        return Ok(());
+    }
+    let kind = JString::from_str(env, kind.name())?;
+    let message = JString::from_str(env, message)?;
+    let exception = env.new_object(
+        jni_str!("dev/tablecache/TableCacheException"),
+        jni_sig!("(Ljava/lang/String;Ljava/lang/String;)V"),
+        &[JValue::from(&kind), JValue::from(&message)],
+    )?;
+    let exception = env.cast_local::<JThrowable>(exception)?;
+    // throw() reports the now-pending exception as an error; that is the goal here.
+    let _ = env.throw(exception);
+    Ok(())
+}
+
+impl<T: Default> ErrorPolicy<T, JniError> for ThrowTableCacheException {
+    type Captures<'unowned_env_local: 'native_method, 'native_method> = ();
+
+    fn on_error<'unowned_env_local: 'native_method, 'native_method>(
+        env: &mut Env<'unowned_env_local>,
+        _captures: &mut Self::Captures<'unowned_env_local, 'native_method>,
+        err: JniError,
+    ) -> jni::errors::Result<T> {
+        throw(env, err.kind(), &err.to_string())?;
+        Ok(T::default())
+    }
+
+    fn on_panic<'unowned_env_local: 'native_method, 'native_method>(
+        env: &mut Env<'unowned_env_local>,
+        _captures: &mut Self::Captures<'unowned_env_local, 'native_method>,
+        payload: Box<dyn std::any::Any + Send + 'static>,
+    ) -> jni::errors::Result<T> {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "non-string panic payload".to_string());
+        // The payload may itself panic on drop; leak it rather than unwind here.
+        std::mem::forget(payload);
+        throw(
+            env,
+            ErrorKind::Internal,
+            &format!("panic in tablecache native code: {message}"),
+        )?;
+        Ok(T::default())
+    }
+}
+
+fn read_longs(env: &Env<'_>, array: &JLongArray<'_>, what: &str) -> JniResult<Vec<i64>> {
+    if array.is_null() {
+        return Err(Error::InvalidArgument(format!("{what} is null")).into());
+    }
+    let mut out = vec![0i64; array.len(env)?];
+    array.get_region(env, 0, &mut out)?;
+    Ok(out)
+}
+
+/// Shared body of the four serialize exports.
+#[allow(clippy::too_many_arguments)]
+fn serialize<'local>(
+    env: &mut Env<'local>,
+    schema: &JByteArray<'local>,
+    row_count: jint,
+    nodes: &JLongArray<'local>,
+    buffers: &JLongArray<'local>,
+    format: Format,
+    stats: bool,
+    codec: jint,
+    string_bound_limit: jint,
+) -> JniResult<JByteArray<'local>> {
+    if schema.is_null() {
+        return Err(Error::InvalidArgument("schema is null".into()).into());
+    }
+    let row_count = usize::try_from(row_count)
+        .map_err(|_| Error::InvalidArgument(format!("negative row count {row_count}")))?;
+    let string_bound_limit = usize::try_from(string_bound_limit).map_err(|_| {
+        Error::InvalidArgument(format!("negative string bound limit {string_bound_limit}"))
+    })?;
+    let options = WriteOptions {
+        format,
+        stats,
+        codec: Codec::from_id(codec)?,
+        string_bound_limit,
+        ..WriteOptions::default()
+    };
+    let schema_bytes = env.convert_byte_array(schema)?;
+    let nodes = read_longs(env, nodes, "nodes")?;
+    let buffers = read_longs(env, buffers, "buffers")?;
+    let interned = global_schema_cache().get_or_parse(&schema_bytes)?;
+    // SAFETY: the Java caller (BatchExporter) keeps every buffer it described
+    // alive and unmodified until this call returns, and `frame` below owns its
+    // bytes, so no borrowed buffer outlives the call.
+    let batch = unsafe { import::import_batch(&interned.schema, row_count, &nodes, &buffers)? };
+    let frame = match format {
+        Format::Legacy => crate::legacy::write(&batch, options.codec)?,
+        _ => crate::write::write_frame(&batch, &interned.encoded, &options)?,
+    };
+    Ok(env.byte_array_from_slice(&frame)?)
+}
+
+macro_rules! serialize_export {
+    ($name:ident, $format:expr, $stats:expr, with_limit) => {
+        #[doc = concat!("JNI export `NativeCodec.", stringify!($name), "`.")]
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub extern "system" fn $name<'local>(
+            mut unowned: EnvUnowned<'local>,
+            _class: JClass<'local>,
+            schema: JByteArray<'local>,
+            row_count: jint,
+            nodes: JLongArray<'local>,
+            buffers: JLongArray<'local>,
+            codec: jint,
+            string_bound_limit: jint,
+        ) -> JByteArray<'local> {
+            unowned
+                .with_env(|env| {
+                    serialize(
+                        env,
+                        &schema,
+                        row_count,
+                        &nodes,
+                        &buffers,
+                        $format,
+                        $stats,
+                        codec,
+                        string_bound_limit,
+                    )
+                })
+                .resolve::<ThrowTableCacheException>()
+        }
+    };
+    ($name:ident, $format:expr, $stats:expr) => {
+        #[doc = concat!("JNI export `NativeCodec.", stringify!($name), "`.")]
+        #[unsafe(no_mangle)]
+        pub extern "system" fn $name<'local>(
+            mut unowned: EnvUnowned<'local>,
+            _class: JClass<'local>,
+            schema: JByteArray<'local>,
+            row_count: jint,
+            nodes: JLongArray<'local>,
+            buffers: JLongArray<'local>,
+            codec: jint,
+        ) -> JByteArray<'local> {
+            unowned
+                .with_env(|env| {
+                    let limit = crate::stats::DEFAULT_STRING_BOUND_LIMIT as jint;
+                    serialize(
+                        env, &schema, row_count, &nodes, &buffers, $format, $stats, codec, limit,
+                    )
+                })
+                .resolve::<ThrowTableCacheException>()
+        }
+    };
+}
+
+serialize_export!(
+    Java_dev_tablecache_jni_NativeCodec_serialize,
+    Format::Legacy,
+    false
+);
+serialize_export!(
+    Java_dev_tablecache_jni_NativeCodec_serializeWithStats,
+    Format::V2,
+    true,
+    with_limit
+);
+serialize_export!(
+    Java_dev_tablecache_jni_NativeCodec_serializeV3,
+    Format::V3,
+    false
+);
+serialize_export!(
+    Java_dev_tablecache_jni_NativeCodec_serializeWithStatsV3,
+    Format::V3,
+    true,
+    with_limit
+);
+
+/// JNI export `NativeCodec.deserializeProjected`: decodes the projected
+/// columns and returns the descriptor of their native-owned buffers.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_deserializeProjected<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    frame: JByteArray<'local>,
+    columns: JIntArray<'local>,
+) -> JLongArray<'local> {
+    unowned
+        .with_env(|env| -> JniResult<JLongArray<'local>> {
+            if frame.is_null() {
+                return Err(Error::InvalidArgument("frame is null".into()).into());
+            }
+            let projection = if columns.is_null() {
+                None
+            } else {
+                let mut ints = vec![0i32; columns.len(env)?];
+                columns.get_region(env, 0, &mut ints)?;
+                Some(
+                    ints.iter()
+                        .map(|&c| {
+                            usize::try_from(c).map_err(|_| Error::ColumnOutOfRange {
+                                index: usize::MAX,
+                                count: 0,
+                            })
+                        })
+                        .collect::<Result<Vec<usize>, Error>>()
+                        .map_err(|_| {
+                            Error::InvalidArgument(format!("negative column index in {ints:?}"))
+                        })?,
+                )
+            };
+            let batch = {
+                // SAFETY: the critical section ends at the end of this block and
+                // makes no JNI call; the Java array is not written concurrently
+                // (frames are immutable once written). i8 and u8 share size and
+                // alignment, so reinterpreting the elements is sound.
+                let elements = unsafe {
+                    frame.get_elements_critical(env, jni::objects::ReleaseMode::NoCopyBack)?
+                };
+                let bytes = unsafe {
+                    std::slice::from_raw_parts(elements.as_ptr() as *const u8, elements.len())
+                };
+                crate::read::decode(bytes, projection.as_deref())?
+            };
+            let exported = export::export_batch(&batch)?;
+            let result = (|| -> JniResult<JLongArray<'local>> {
+                let array = env.new_long_array(exported.descriptor.len())?;
+                array.set_region(env, 0, &exported.descriptor)?;
+                Ok(array)
+            })();
+            if result.is_err() {
+                exported.release_all();
+            }
+            result
+        })
+        .resolve::<ThrowTableCacheException>()
+}
+
+/// JNI export `NativeCodec.release`: frees one decoded column.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_release<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) {
+    unowned
+        .with_env(|_env| -> JniResult<()> { Ok(export::release(handle)?) })
+        .resolve::<ThrowTableCacheException>()
+}
+
+/// JNI export `NativeCodec.capabilities`: the highest format version written.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_capabilities<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> jint {
+    unowned
+        .with_env(|_env| -> JniResult<jint> { Ok(CAPABILITY) })
+        .resolve::<ThrowTableCacheException>()
+}
+
+/// JNI export `NativeCodec.version`: the library version.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_version<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> JString<'local> {
+    unowned
+        .with_env(|env| -> JniResult<JString<'local>> {
+            Ok(JString::from_str(env, crate::VERSION)?)
+        })
+        .resolve::<ThrowTableCacheException>()
+}
+
+/// JNI export `NativeCodec.allocationStats`: `{live handles, bytes they hold}`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_allocationStats<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> JLongArray<'local> {
+    unowned
+        .with_env(|env| -> JniResult<JLongArray<'local>> {
+            let (handles, bytes) = export::live();
+            let array = env.new_long_array(2)?;
+            array.set_region(env, 0, &[handles, bytes])?;
+            Ok(array)
+        })
+        .resolve::<ThrowTableCacheException>()
+}

@@ -1,0 +1,155 @@
+//! The reader: any format back to a record batch, decoding only projected columns of V3.
+
+use std::sync::Arc;
+
+use arrow_array::{make_array, ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_schema::{Schema, SchemaRef};
+
+use crate::body::PartsReader;
+use crate::codec;
+use crate::error::{Error, Result};
+use crate::frame::{detect, Format, Frame};
+
+/// Decodes `bytes` (any format). `projection` selects columns by index, in
+/// the given order; `None` means all, an empty slice yields only the row count.
+pub fn decode(bytes: &[u8], projection: Option<&[usize]>) -> Result<RecordBatch> {
+    match detect(bytes)? {
+        Format::Legacy => project(crate::legacy::read(bytes)?, projection),
+        Format::V2 => {
+            let frame = Frame::parse(bytes)?;
+            check_projection(projection, frame.column_count as usize)?;
+            let columns = decode_whole_batch(&frame)?;
+            let batch = assemble(
+                frame.schema.schema.clone(),
+                columns,
+                frame.row_count as usize,
+            )?;
+            project(batch, projection)
+        }
+        Format::V3 => {
+            let frame = Frame::parse(bytes)?;
+            let count = frame.column_count as usize;
+            check_projection(projection, count)?;
+            let all: Vec<usize>;
+            let indices = match projection {
+                Some(p) => p,
+                None => {
+                    all = (0..count).collect();
+                    &all
+                }
+            };
+            let columns = indices
+                .iter()
+                .map(|&i| decode_v3_column(&frame, i))
+                .collect::<Result<Vec<_>>>()?;
+            let schema = Arc::new(
+                frame
+                    .schema
+                    .schema
+                    .project(indices)
+                    .map_err(|e| Error::Internal(e.to_string()))?,
+            );
+            assemble(schema, columns, frame.row_count as usize)
+        }
+    }
+}
+
+fn check_projection(projection: Option<&[usize]>, count: usize) -> Result<()> {
+    match projection.and_then(|p| p.iter().find(|&&i| i >= count)) {
+        Some(&index) => Err(Error::ColumnOutOfRange { index, count }),
+        None => Ok(()),
+    }
+}
+
+fn project(batch: RecordBatch, projection: Option<&[usize]>) -> Result<RecordBatch> {
+    let Some(indices) = projection else {
+        return Ok(batch);
+    };
+    check_projection(projection, batch.num_columns())?;
+    let schema = Arc::new(
+        batch
+            .schema_ref()
+            .project(indices)
+            .map_err(|e| Error::Internal(e.to_string()))?,
+    );
+    let columns = indices.iter().map(|&i| batch.column(i).clone()).collect();
+    assemble(schema, columns, batch.num_rows())
+}
+
+fn assemble(schema: SchemaRef, columns: Vec<ArrayRef>, rows: usize) -> Result<RecordBatch> {
+    RecordBatch::try_new_with_options(
+        schema,
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
+    )
+    .map_err(|e| Error::SchemaMismatch(e.to_string()))
+}
+
+fn decode_v3_column(frame: &Frame<'_>, index: usize) -> Result<ArrayRef> {
+    let (stored, entry) = frame.payload(index)?;
+    let what = || format!("column {index}");
+    let body = codec::decompress(stored, entry.codec, entry.raw_len as usize, &what)?;
+    let (mut reader, end) = PartsReader::parse(&body, 0, what())?;
+    if end != body.len() {
+        return Err(Error::TrailingBytes {
+            what: "column body",
+            extra: body.len() - end,
+        });
+    }
+    read_column(
+        &mut reader,
+        frame.schema.schema.as_ref(),
+        index,
+        frame.row_count as usize,
+    )
+}
+
+fn decode_whole_batch(frame: &Frame<'_>) -> Result<Vec<ArrayRef>> {
+    let (stored, entry) = frame.payload(0)?;
+    let body = codec::decompress(stored, entry.codec, entry.raw_len as usize, &|| {
+        "whole-batch payload".to_string()
+    })?;
+    let mut pos = 0;
+    let mut columns = Vec::with_capacity(frame.column_count as usize);
+    for index in 0..frame.column_count as usize {
+        let (mut reader, end) = PartsReader::parse(&body, pos, format!("column {index}"))?;
+        columns.push(read_column(
+            &mut reader,
+            frame.schema.schema.as_ref(),
+            index,
+            frame.row_count as usize,
+        )?);
+        pos = end;
+    }
+    if pos != body.len() {
+        return Err(Error::TrailingBytes {
+            what: "whole-batch payload",
+            extra: body.len() - pos,
+        });
+    }
+    Ok(columns)
+}
+
+fn read_column(
+    reader: &mut PartsReader,
+    schema: &Schema,
+    index: usize,
+    rows: usize,
+) -> Result<ArrayRef> {
+    let field = schema.field(index);
+    let data = reader.read_array(field.data_type())?;
+    reader.finish()?;
+    if data.len() != rows {
+        return Err(Error::SchemaMismatch(format!(
+            "column {index} has {} rows, the frame {rows}",
+            data.len()
+        )));
+    }
+    if !field.is_nullable() && data.null_count() > 0 {
+        return Err(Error::SchemaMismatch(format!(
+            "non-nullable column {index} holds {} nulls",
+            data.null_count()
+        )));
+    }
+    Ok(make_array(data))
+}

@@ -1,0 +1,174 @@
+//! The writer: a record batch to V3, V2 or legacy bytes.
+
+use arrow_array::{Array, RecordBatch};
+use arrow_data::ArrayData;
+
+use crate::body::{check_supported, normalized, BodyParts};
+use crate::codec::{self, Codec, MAX_PAYLOAD};
+use crate::cursor::to_u32;
+use crate::error::{Error, Result};
+use crate::frame::{ChecksumKind, Format, DIRECTORY_ENTRY_LEN, FLAG_STATS, HEADER_LEN, MAGIC};
+use crate::schema::encode_schema;
+use crate::stats::{self, ColumnStats, DEFAULT_STRING_BOUND_LIMIT};
+
+/// How to write a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Output format.
+    pub format: Format,
+    /// Write the stats section (V2 and V3; legacy has none).
+    pub stats: bool,
+    /// Payload codec.
+    pub codec: Codec,
+    /// Byte limit of string bounds.
+    pub string_bound_limit: usize,
+    /// Checksums over metadata and payloads.
+    pub checksum: ChecksumKind,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            format: Format::V3,
+            stats: true,
+            codec: Codec::Lz4,
+            string_bound_limit: DEFAULT_STRING_BOUND_LIMIT,
+            checksum: ChecksumKind::Crc32c,
+        }
+    }
+}
+
+/// Writes `batch` in the requested format.
+pub fn write(batch: &RecordBatch, options: &WriteOptions) -> Result<Vec<u8>> {
+    if options.format == Format::Legacy {
+        return crate::legacy::write(batch, options.codec);
+    }
+    write_frame(batch, &encode_schema(batch.schema_ref())?, options)
+}
+
+/// Writes a V2/V3 frame embedding `schema_bytes` (the canonical encoding of
+/// `batch`'s schema, e.g. from the intern cache).
+pub(crate) fn write_frame(
+    batch: &RecordBatch,
+    schema_bytes: &[u8],
+    options: &WriteOptions,
+) -> Result<Vec<u8>> {
+    for field in batch.schema_ref().fields() {
+        check_supported(field.data_type())?;
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .map(|c| normalized(&c.to_data()))
+        .collect::<Result<Vec<ArrayData>>>()?;
+    let parts = columns
+        .iter()
+        .map(BodyParts::collect)
+        .collect::<Result<Vec<_>>>()?;
+    let stats = if options.stats {
+        batch
+            .columns()
+            .iter()
+            .zip(&parts)
+            .map(|(c, p)| {
+                stats::compute(
+                    c.as_ref() as &dyn Array,
+                    p.encoded_len() as u64,
+                    options.string_bound_limit,
+                )
+            })
+            .collect::<Result<Vec<ColumnStats>>>()?
+    } else {
+        Vec::new()
+    };
+    let mut stats_bytes = Vec::new();
+    if options.stats {
+        stats::encode(&stats, &mut stats_bytes)?;
+    }
+
+    let row_count = to_u32(batch.num_rows(), "row count")?;
+    let column_count = to_u32(batch.num_columns(), "column count")?;
+    let entries = match options.format {
+        Format::V3 => batch.num_columns(),
+        _ => 1,
+    };
+    let raw_total: usize = parts.iter().map(BodyParts::encoded_len).sum();
+    let mut out = Vec::with_capacity(
+        HEADER_LEN
+            + schema_bytes.len()
+            + stats_bytes.len()
+            + entries * DIRECTORY_ENTRY_LEN
+            + raw_total / 2
+            + 64,
+    );
+    out.extend_from_slice(&MAGIC);
+    out.push(options.format.version().unwrap_or(3));
+    let mut flags = options.checksum.flag_bits();
+    if options.stats {
+        flags |= FLAG_STATS;
+    }
+    out.push(flags);
+    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(&row_count.to_le_bytes());
+    out.extend_from_slice(&column_count.to_le_bytes());
+    out.extend_from_slice(&to_u32(schema_bytes.len(), "schema length")?.to_le_bytes());
+    out.extend_from_slice(&to_u32(stats_bytes.len(), "stats length")?.to_le_bytes());
+    out.extend_from_slice(&[0; 4]); // metadata checksum, filled in below
+    out.extend_from_slice(schema_bytes);
+    out.extend_from_slice(&stats_bytes);
+    let directory_start = out.len();
+    out.resize(directory_start + entries * DIRECTORY_ENTRY_LEN, 0);
+    let payload_start = out.len();
+
+    let mut scratch = Vec::new();
+    let mut write_payload = |out: &mut Vec<u8>,
+                             index: usize,
+                             body: &mut dyn FnMut(&mut Vec<u8>) -> Result<()>|
+     -> Result<()> {
+        let start = out.len();
+        let (raw_len, stored_codec) = if options.codec == Codec::None {
+            body(out)?;
+            (out.len() - start, codec::StoredCodec::None)
+        } else {
+            scratch.clear();
+            body(&mut scratch)?;
+            let used = codec::compress_into(&scratch, options.codec, out)?;
+            (scratch.len(), used)
+        };
+        if raw_len as u64 > MAX_PAYLOAD || out.len() as u64 > MAX_PAYLOAD {
+            return Err(Error::TooLarge(format!(
+                "frame exceeds {MAX_PAYLOAD} bytes"
+            )));
+        }
+        let stored = &out[start..];
+        let checksum = match options.checksum {
+            ChecksumKind::Crc32c => codec::crc32c(stored),
+            ChecksumKind::None => 0,
+        };
+        let mut entry = Vec::with_capacity(DIRECTORY_ENTRY_LEN);
+        entry.extend_from_slice(&to_u32(start - payload_start, "payload offset")?.to_le_bytes());
+        entry.extend_from_slice(&to_u32(stored.len(), "stored length")?.to_le_bytes());
+        entry.extend_from_slice(&to_u32(raw_len, "raw length")?.to_le_bytes());
+        entry.extend_from_slice(&checksum.to_le_bytes());
+        entry.push(stored_codec as u8);
+        entry.extend_from_slice(&[0; 3]);
+        let at = directory_start + index * DIRECTORY_ENTRY_LEN;
+        out[at..at + DIRECTORY_ENTRY_LEN].copy_from_slice(&entry);
+        Ok(())
+    };
+    match options.format {
+        Format::V3 => {
+            for (index, p) in parts.iter().enumerate() {
+                write_payload(&mut out, index, &mut |buf| p.write(buf))?;
+            }
+        }
+        _ => write_payload(&mut out, 0, &mut |buf| {
+            parts.iter().try_for_each(|p| p.write(buf))
+        })?,
+    }
+    if options.checksum == ChecksumKind::Crc32c {
+        let crc = codec::crc32c_append(codec::crc32c(&out[..24]), &out[HEADER_LEN..payload_start]);
+        out[24..28].copy_from_slice(&crc.to_le_bytes());
+    }
+    Ok(out)
+}

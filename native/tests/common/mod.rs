@@ -1,0 +1,392 @@
+//! Shared test data: deterministic batches covering every supported type.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    Int32Builder, Int64Builder, ListBuilder, MapBuilder, StringBuilder, StructBuilder,
+};
+use arrow_array::*;
+use arrow_schema::{DataType, Field, Fields, Schema};
+
+/// Every flat type the format carries bounds for, plus binary, with edge values.
+pub fn primitives() -> RecordBatch {
+    let long_string = "ü".repeat(20) + "tail";
+    let cols: Vec<(&str, ArrayRef)> = vec![
+        (
+            "i8",
+            Arc::new(Int8Array::from(vec![
+                Some(i8::MIN),
+                None,
+                Some(0),
+                Some(i8::MAX),
+                Some(-1),
+            ])),
+        ),
+        (
+            "i16",
+            Arc::new(Int16Array::from(vec![
+                Some(-300),
+                Some(7),
+                None,
+                Some(i16::MAX),
+                Some(0),
+            ])),
+        ),
+        (
+            "i32",
+            Arc::new(Int32Array::from(vec![
+                Some(1),
+                Some(2),
+                Some(3),
+                Some(i32::MIN),
+                None,
+            ])),
+        ),
+        (
+            "i64",
+            Arc::new(Int64Array::from(vec![
+                Some(i64::MAX),
+                Some(i64::MIN),
+                Some(0),
+                None,
+                Some(42),
+            ])),
+        ),
+        (
+            "bool",
+            Arc::new(BooleanArray::from(vec![
+                Some(true),
+                None,
+                Some(false),
+                Some(true),
+                None,
+            ])),
+        ),
+        (
+            "f32",
+            Arc::new(Float32Array::from(vec![
+                Some(1.5f32),
+                Some(-0.0),
+                None,
+                Some(f32::INFINITY),
+                Some(0.1),
+            ])),
+        ),
+        (
+            "f64",
+            Arc::new(Float64Array::from(vec![
+                Some(f64::NAN),
+                Some(-0.0),
+                Some(1e300),
+                Some(f64::NEG_INFINITY),
+                None,
+            ])),
+        ),
+        (
+            "date",
+            Arc::new(Date32Array::from(vec![
+                Some(-719162),
+                Some(-1),
+                Some(0),
+                None,
+                Some(19000),
+            ])),
+        ),
+        (
+            "ts",
+            Arc::new(TimestampMicrosecondArray::from(vec![
+                Some(-62135596800000000),
+                Some(0),
+                None,
+                Some(1_700_000_000_123_456),
+                Some(-1),
+            ])),
+        ),
+        (
+            "ts_tz",
+            Arc::new(
+                TimestampMicrosecondArray::from(vec![
+                    Some(1),
+                    None,
+                    Some(-1),
+                    Some(253402300799999999),
+                    Some(0),
+                ])
+                .with_timezone("America/Los_Angeles"),
+            ),
+        ),
+        (
+            "s",
+            Arc::new(StringArray::from(vec![
+                Some(""),
+                Some("héllo wörld"),
+                None,
+                Some(long_string.as_str()),
+                Some("日本語\u{1F600}"),
+            ])),
+        ),
+        (
+            "dec10",
+            Arc::new(
+                Decimal128Array::from(vec![
+                    Some(12345),
+                    Some(-5),
+                    None,
+                    Some(9_999_999_999),
+                    Some(0),
+                ])
+                .with_precision_and_scale(10, 2)
+                .expect("valid decimal"),
+            ),
+        ),
+        (
+            "dec38",
+            Arc::new(
+                Decimal128Array::from(vec![
+                    Some(10i128.pow(37)),
+                    Some(-(10i128.pow(38) - 1)),
+                    Some(0),
+                    None,
+                    Some(1),
+                ])
+                .with_precision_and_scale(38, 0)
+                .expect("valid decimal"),
+            ),
+        ),
+        (
+            "bin",
+            Arc::new(BinaryArray::from(vec![
+                Some(&b"\x00\xff"[..]),
+                None,
+                Some(&b""[..]),
+                Some(&b"abc"[..]),
+                Some(&b"\x80"[..]),
+            ])),
+        ),
+    ];
+    batch(cols)
+}
+
+/// Builds a batch from named columns (nullable fields).
+pub fn batch(cols: Vec<(&str, ArrayRef)>) -> RecordBatch {
+    let fields: Vec<Field> = cols
+        .iter()
+        .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
+        .collect();
+    RecordBatch::try_new(
+        Arc::new(Schema::new(fields)),
+        cols.into_iter().map(|(_, a)| a).collect(),
+    )
+    .expect("valid batch")
+}
+
+/// List, struct, map and a list of structs.
+pub fn nested() -> RecordBatch {
+    let mut list = ListBuilder::new(Int32Builder::new());
+    list.append_value([Some(1), None, Some(3)]);
+    list.append_null();
+    list.append_value([]);
+    list.append_value([Some(-7)]);
+    let list = list.finish();
+
+    let struct_fields = Fields::from(vec![
+        Field::new("a", DataType::Int32, true),
+        Field::new("b", DataType::Utf8, true),
+    ]);
+    let mut st = StructBuilder::from_fields(struct_fields.clone(), 4);
+    for (i, (a, b)) in [
+        (Some(1), Some("x")),
+        (None, Some("yy")),
+        (Some(3), None),
+        (Some(4), Some("ü")),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        st.field_builder::<Int32Builder>(0)
+            .expect("a")
+            .append_option(a);
+        st.field_builder::<StringBuilder>(1)
+            .expect("b")
+            .append_option(b);
+        st.append(i != 2);
+    }
+    let st = st.finish();
+
+    let mut map = MapBuilder::new(None, StringBuilder::new(), Int64Builder::new());
+    map.keys().append_value("k1");
+    map.values().append_value(10);
+    map.keys().append_value("k2");
+    map.values().append_null();
+    map.append(true).expect("map");
+    map.append(false).expect("map");
+    map.append(true).expect("map");
+    map.keys().append_value("only");
+    map.values().append_value(-1);
+    map.append(true).expect("map");
+    let map = map.finish();
+
+    let mut los = ListBuilder::new(StructBuilder::from_fields(struct_fields, 0));
+    for row in 0..4 {
+        for j in 0..row {
+            let sb = los.values();
+            sb.field_builder::<Int32Builder>(0)
+                .expect("a")
+                .append_value(row * 10 + j);
+            sb.field_builder::<StringBuilder>(1)
+                .expect("b")
+                .append_value(format!("r{row}j{j}"));
+            sb.append(true);
+        }
+        los.append(row != 1);
+    }
+    let los = los.finish();
+
+    batch(vec![
+        ("list", Arc::new(list) as ArrayRef),
+        ("struct", Arc::new(st)),
+        ("map", Arc::new(map)),
+        ("list_of_struct", Arc::new(los)),
+    ])
+}
+
+/// All-null columns of several types, and the Null type.
+pub fn all_null() -> RecordBatch {
+    batch(vec![
+        (
+            "i64",
+            Arc::new(Int64Array::from(vec![None::<i64>; 3])) as ArrayRef,
+        ),
+        ("s", Arc::new(StringArray::from(vec![None::<&str>; 3]))),
+        ("f64", Arc::new(Float64Array::from(vec![None::<f64>; 3]))),
+        ("null", Arc::new(NullArray::new(3))),
+    ])
+}
+
+/// Float and string stats edge cases: only NaN, and a string bound that cannot be incremented.
+pub fn bound_edges() -> RecordBatch {
+    let max_chars = "\u{10FFFF}".repeat(70);
+    batch(vec![
+        (
+            "nan_only",
+            Arc::new(Float64Array::from(vec![
+                Some(f64::NAN),
+                None,
+                Some(f64::NAN),
+            ])) as ArrayRef,
+        ),
+        (
+            "nan_and_inf",
+            Arc::new(Float32Array::from(vec![
+                Some(f32::NAN),
+                Some(f32::INFINITY),
+                Some(-0.0),
+            ])),
+        ),
+        (
+            "no_upper",
+            Arc::new(StringArray::from(vec![
+                Some(max_chars.as_str()),
+                Some("a"),
+                None,
+            ])),
+        ),
+        (
+            "carry",
+            Arc::new(StringArray::from(vec![
+                Some(format!("{}\u{D7FF}zzz", "a".repeat(13))),
+                Some("a".into()),
+                Some("".into()),
+            ])),
+        ),
+    ])
+}
+
+/// A 0-row batch of the primitive schema.
+pub fn empty() -> RecordBatch {
+    primitives().slice(0, 0)
+}
+
+/// 64 columns of mixed types, 100 rows.
+pub fn wide() -> RecordBatch {
+    let rows = 100;
+    let cols: Vec<(String, ArrayRef)> = (0..64)
+        .map(|c| {
+            let array: ArrayRef = match c % 4 {
+                0 => Arc::new(Int64Array::from_iter((0..rows).map(|r| {
+                    if r % 7 == 0 {
+                        None
+                    } else {
+                        Some(r * c)
+                    }
+                }))),
+                1 => Arc::new(Int64Array::from_iter_values((0..rows).map(|r| r % 5))),
+                2 => Arc::new(Float64Array::from_iter_values(
+                    (0..rows).map(|r| r as f64 / (c + 1) as f64),
+                )),
+                _ => Arc::new(StringArray::from_iter_values(
+                    (0..rows).map(|r| format!("v{}", r % 9)),
+                )),
+            };
+            (format!("c{c}"), array)
+        })
+        .collect();
+    batch(cols.iter().map(|(n, a)| (n.as_str(), a.clone())).collect())
+}
+
+/// The benchmark's shape: `rows` × 16 columns (4 sequential longs, 4 low-cardinality
+/// longs, 4 doubles, 4 low-cardinality strings).
+pub fn bench_batch(rows: usize) -> RecordBatch {
+    let words = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+    ];
+    let mut cols: Vec<(String, ArrayRef)> = Vec::new();
+    for c in 0..4i64 {
+        cols.push((
+            format!("seq{c}"),
+            Arc::new(Int64Array::from_iter_values(
+                (0..rows as i64).map(|r| r * (c + 1) + 1000),
+            )),
+        ));
+    }
+    for c in 0..4i64 {
+        cols.push((
+            format!("card{c}"),
+            Arc::new(Int64Array::from_iter_values(
+                (0..rows as i64).map(|r| (r * 31 + c) % 50),
+            )),
+        ));
+    }
+    for c in 0..4u64 {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ c;
+        cols.push((
+            format!("dbl{c}"),
+            Arc::new(Float64Array::from_iter_values((0..rows).map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 1_000_000) as f64 / 100.0
+            }))),
+        ));
+    }
+    for c in 0..4 {
+        cols.push((
+            format!("str{c}"),
+            Arc::new(StringArray::from_iter_values(
+                (0..rows).map(|r| words[(r * 7 + c) % words.len()]),
+            )),
+        ));
+    }
+    batch(cols.iter().map(|(n, a)| (n.as_str(), a.clone())).collect())
+}
+
+/// Row-by-row equality that treats NaN as equal to NaN and keeps -0.0 distinct from 0.0.
+pub fn assert_batches_equal(left: &RecordBatch, right: &RecordBatch) {
+    assert_eq!(left.schema(), right.schema(), "schemas differ");
+    assert_eq!(left.num_rows(), right.num_rows(), "row counts differ");
+    for (i, (l, r)) in left.columns().iter().zip(right.columns()).enumerate() {
+        assert_eq!(l.to_data(), r.to_data(), "column {i} differs");
+    }
+}

@@ -1,0 +1,230 @@
+//! Golden frames: the writer must reproduce every file in `golden/` byte for
+//! byte, and the manifest must match what the frame says. Run with
+//! `TABLECACHE_REGEN_GOLDEN=1` (scripts/regen-golden.sh) to rewrite them on purpose.
+
+mod common;
+
+use std::path::PathBuf;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
+use serde_json::{json, Value};
+use tablecache::stats::Bound;
+use tablecache::{decode, detect, write, ChecksumKind, Codec, Format, Frame, WriteOptions};
+
+struct Fixture {
+    name: &'static str,
+    description: &'static str,
+    batch: RecordBatch,
+    options: WriteOptions,
+}
+
+fn opts(format: Format, stats: bool, codec: Codec) -> WriteOptions {
+    WriteOptions {
+        format,
+        stats,
+        codec,
+        string_bound_limit: 16,
+        checksum: ChecksumKind::Crc32c,
+    }
+}
+
+fn fixtures() -> Vec<Fixture> {
+    use common::*;
+    let f = |name, description, batch, options| Fixture {
+        name,
+        description,
+        batch,
+        options,
+    };
+    vec![
+        f("v3_stats_lz4_primitives", "V3 + stats + lz4: every bounded type with NaN, -0.0, ±inf, multibyte and over-limit strings, decimals (10,2)/(38,0), pre-epoch dates, timestamps with and without a time zone, binary (unsupported bounds); string limit 16", primitives(), opts(Format::V3, true, Codec::Lz4)),
+        f("v3_nostats_none_primitives", "V3 without stats, codec none", primitives(), opts(Format::V3, false, Codec::None)),
+        f("v3_stats_zstd_primitives", "V3 + stats + zstd", primitives(), opts(Format::V3, true, Codec::Zstd)),
+        f("v3_stats_auto_primitives", "V3 + stats + auto (tiny columns stay uncompressed)", primitives(), opts(Format::V3, true, Codec::Auto)),
+        f("v3_stats_none_nochecksum", "V3 + stats, codec none, checksum kind NONE", primitives(), WriteOptions { checksum: ChecksumKind::None, ..opts(Format::V3, true, Codec::None) }),
+        f("v2_stats_lz4_primitives", "V2 + stats + lz4 (one whole-batch payload)", primitives(), opts(Format::V2, true, Codec::Lz4)),
+        f("v2_nostats_zstd_primitives", "V2 without stats, zstd", primitives(), opts(Format::V2, false, Codec::Zstd)),
+        f("legacy_none_primitives", "legacy Arrow IPC stream, uncompressed", primitives(), opts(Format::Legacy, false, Codec::None)),
+        f("legacy_lz4_primitives", "legacy Arrow IPC stream with IPC LZ4_FRAME body compression", primitives(), opts(Format::Legacy, false, Codec::Lz4)),
+        f("v3_stats_lz4_nested", "V3: list<int>, struct<int,string>, map<string,long>, list<struct> with nulls at every level (stats UNSUPPORTED)", nested(), opts(Format::V3, true, Codec::Lz4)),
+        f("v2_stats_none_nested", "V2: nested types, codec none", nested(), opts(Format::V2, true, Codec::None)),
+        f("v3_stats_lz4_all_null", "V3: all-null long/string/double columns (no bounds) and a Null-type column", all_null(), opts(Format::V3, true, Codec::Lz4)),
+        f("v3_stats_lz4_bound_edges", "V3: NaN-only column (lower = upper = NaN), NaN with inf, a string whose upper bound cannot be incremented (no upper), a carry past U+D7FF", bound_edges(), opts(Format::V3, true, Codec::Lz4)),
+        f("v3_stats_lz4_empty", "V3: a 0-row batch", empty(), opts(Format::V3, true, Codec::Lz4)),
+        f("v3_stats_lz4_wide64", "V3: 64 mixed columns x 100 rows", wide(), opts(Format::V3, true, Codec::Lz4)),
+    ]
+}
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../golden")
+}
+
+fn float_json(v: f64) -> Value {
+    Value::String(if v.is_nan() {
+        "NaN".into()
+    } else if v == f64::INFINITY {
+        "Infinity".into()
+    } else if v == f64::NEG_INFINITY {
+        "-Infinity".into()
+    } else {
+        format!("{v:?}")
+    })
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn value_json(array: &dyn Array, i: usize) -> Value {
+    if array.is_null(i) || array.data_type() == &DataType::Null {
+        return Value::Null;
+    }
+    match array.data_type() {
+        DataType::Boolean => json!(array.as_boolean().value(i)),
+        DataType::Int8 => json!(array.as_primitive::<Int8Type>().value(i)),
+        DataType::Int16 => json!(array.as_primitive::<Int16Type>().value(i)),
+        DataType::Int32 => json!(array.as_primitive::<Int32Type>().value(i)),
+        DataType::Int64 => json!(array.as_primitive::<Int64Type>().value(i)),
+        DataType::Date32 => json!(array.as_primitive::<Date32Type>().value(i)),
+        DataType::Timestamp(_, _) => {
+            json!(array.as_primitive::<TimestampMicrosecondType>().value(i))
+        }
+        DataType::Float32 => float_json(array.as_primitive::<Float32Type>().value(i) as f64),
+        DataType::Float64 => float_json(array.as_primitive::<Float64Type>().value(i)),
+        DataType::Utf8 => json!(array.as_string::<i32>().value(i)),
+        DataType::Binary => json!(hex(array.as_binary::<i32>().value(i))),
+        DataType::Decimal128(_, _) => {
+            json!(array.as_primitive::<Decimal128Type>().value_as_string(i))
+        }
+        DataType::List(_) => {
+            let items = array.as_list::<i32>().value(i);
+            Value::Array((0..items.len()).map(|j| value_json(&items, j)).collect())
+        }
+        DataType::Struct(fields) => {
+            let s = array.as_struct();
+            Value::Object(
+                fields
+                    .iter()
+                    .enumerate()
+                    .map(|(k, f)| (f.name().clone(), value_json(s.column(k), i)))
+                    .collect(),
+            )
+        }
+        DataType::Map(_, _) => {
+            let entries = array.as_map().value(i);
+            Value::Array(
+                (0..entries.len())
+                    .map(|j| {
+                        json!([
+                            value_json(entries.column(0), j),
+                            value_json(entries.column(1), j)
+                        ])
+                    })
+                    .collect(),
+            )
+        }
+        other => panic!("golden manifest has no JSON form for {other}"),
+    }
+}
+
+fn bound_json(b: &Bound) -> Value {
+    match b {
+        Bound::Bool(v) => json!(v),
+        Bound::Int(v) => json!(v),
+        Bound::Float(v) => float_json(*v),
+        Bound::Utf8(s) => json!(s),
+        Bound::Decimal128(v) => json!(v.to_string()),
+    }
+}
+
+fn manifest(fx: &Fixture, bytes: &[u8]) -> Value {
+    let batch = &fx.batch;
+    let format = detect(bytes).expect("detect");
+    let mut m = json!({
+        "name": fx.name,
+        "description": fx.description,
+        "format": match format { Format::V3 => "V3", Format::V2 => "V2", Format::Legacy => "LEGACY" },
+        "row_count": batch.num_rows(),
+        "column_count": batch.num_columns(),
+        "header": null,
+        "directory": [],
+        "stats": null,
+        "fields": batch.schema().fields().iter().map(|f| json!({"name": f.name(), "type": f.data_type().to_string(), "nullable": f.is_nullable()})).collect::<Vec<_>>(),
+        "columns": batch.schema().fields().iter().zip(batch.columns()).map(|(f, c)| json!({"name": f.name(), "values": (0..c.len()).map(|i| value_json(c.as_ref(), i)).collect::<Vec<_>>()})).collect::<Vec<_>>(),
+    });
+    if format != Format::Legacy {
+        let frame = Frame::parse(bytes).expect("parse");
+        m["header"] = json!({
+            "version": format.version(),
+            "flags": frame.flags,
+            "stats_present": frame.stats.is_some(),
+            "checksum_kind": match frame.checksum { ChecksumKind::None => 0, ChecksumKind::Crc32c => 1 },
+            "schema_len": frame.schema_bytes.len(),
+            "stats_len": frame.payload_start - 28 - frame.schema_bytes.len() - frame.directory.len() * 20,
+            "meta_checksum": frame.meta_checksum,
+        });
+        m["directory"] = frame.directory.iter().map(|e| json!({"offset": e.offset, "stored_len": e.stored_len, "raw_len": e.raw_len, "checksum": e.checksum, "codec": e.codec as u8})).collect();
+        if let Some(stats) = &frame.stats {
+            m["stats"] = stats
+                .iter()
+                .map(|s| {
+                    let mut o = json!({"null_count": s.null_count, "row_count": s.row_count, "size_in_bytes": s.size_in_bytes, "unsupported": s.unsupported, "has_nan": s.has_nan, "bound_kind": s.bound_kind() as u8});
+                    if let Some(b) = &s.lower {
+                        o["lower"] = bound_json(b);
+                    }
+                    if let Some(b) = &s.upper {
+                        o["upper"] = bound_json(b);
+                    }
+                    o
+                })
+                .collect();
+        }
+    }
+    m
+}
+
+#[test]
+fn golden_frames_are_reproduced_byte_for_byte() {
+    let regen = std::env::var_os("TABLECACHE_REGEN_GOLDEN").is_some();
+    let dir = golden_dir();
+    let mut index = String::from("# Golden files\n\nGenerated by `scripts/regen-golden.sh`; see README.md for the manifest format.\n\n| file | pins |\n|---|---|\n");
+    for fx in fixtures() {
+        let bytes = write(&fx.batch, &fx.options).expect("write");
+        let decoded = decode(&bytes, None).expect("decode");
+        common::assert_batches_equal(&decoded, &fx.batch);
+        let manifest = manifest(&fx, &bytes);
+        let bin = dir.join(format!("{}.bin", fx.name));
+        let json_path = dir.join(format!("{}.json", fx.name));
+        index.push_str(&format!("| `{}.bin` | {} |\n", fx.name, fx.description));
+        if regen {
+            std::fs::write(&bin, &bytes).expect("write golden");
+            std::fs::write(
+                &json_path,
+                serde_json::to_string_pretty(&manifest).expect("json") + "\n",
+            )
+            .expect("write manifest");
+            continue;
+        }
+        let expected = std::fs::read(&bin)
+            .unwrap_or_else(|e| panic!("{}: {e} (run scripts/regen-golden.sh)", bin.display()));
+        assert!(
+            expected == bytes,
+            "{}: writer output drifted from the golden file ({} vs {} bytes)",
+            fx.name,
+            bytes.len(),
+            expected.len()
+        );
+        let expected_manifest: Value =
+            serde_json::from_slice(&std::fs::read(&json_path).expect("manifest"))
+                .expect("manifest json");
+        assert_eq!(expected_manifest, manifest, "{}: manifest drifted", fx.name);
+        let golden_decoded = decode(&expected, None).expect("decode golden");
+        common::assert_batches_equal(&golden_decoded, &fx.batch);
+    }
+    if regen {
+        std::fs::write(dir.join("INDEX.md"), index).expect("write index");
+    }
+}

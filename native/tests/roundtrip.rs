@@ -1,0 +1,262 @@
+//! Property tests: decode(write(b)) == b for every format and codec, and a
+//! projected decode equals the projection of a full decode.
+
+mod common;
+
+use std::sync::Arc;
+
+use arrow_array::builder::{Int32Builder, ListBuilder};
+use arrow_array::*;
+use arrow_schema::{DataType, Field, Fields};
+use proptest::prelude::*;
+use tablecache::{decode, write, Codec, Format, WriteOptions};
+
+/// A tiny deterministic generator so a proptest seed fully describes a batch.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn null(&mut self, rate: u64) -> bool {
+        rate > 0 && self.below(100) < rate
+    }
+}
+
+fn random_column(rng: &mut Rng, rows: usize) -> ArrayRef {
+    let rate = [0, 0, 10, 50, 100][rng.below(5) as usize];
+    macro_rules! prim {
+        ($array:ty, $gen:expr) => {{
+            let v: $array = (0..rows)
+                .map(|_| {
+                    if rng.null(rate) {
+                        None
+                    } else {
+                        Some($gen(rng.next()))
+                    }
+                })
+                .collect();
+            Arc::new(v) as ArrayRef
+        }};
+    }
+    let words = [
+        "",
+        "a",
+        "héllo",
+        "日本",
+        "\u{10FFFF}",
+        "zz",
+        "longer string value",
+    ];
+    match rng.below(14) {
+        0 => prim!(Int8Array, |x: u64| x as i8),
+        1 => prim!(Int16Array, |x: u64| x as i16),
+        2 => prim!(Int32Array, |x: u64| x as i32),
+        3 => prim!(Int64Array, |x: u64| x as i64),
+        4 => prim!(Float32Array, |x: u64| [
+            f32::NAN,
+            -0.0,
+            0.0,
+            f32::INFINITY,
+            (x % 1000) as f32 / 7.0
+        ][(x % 5) as usize]),
+        5 => prim!(Float64Array, |x: u64| [
+            f64::NAN,
+            -0.0,
+            f64::NEG_INFINITY,
+            f64::from_bits(x)
+        ][(x % 4) as usize]),
+        6 => prim!(BooleanArray, |x: u64| x % 2 == 0),
+        7 => prim!(StringArray, |x: u64| words[(x % 7) as usize]),
+        8 => prim!(LargeStringArray, |x: u64| words[(x % 7) as usize]),
+        9 => prim!(BinaryArray, |x: u64| &b"\x00\x01\xffabc"
+            [..(x % 6) as usize]),
+        10 => prim!(Date32Array, |x: u64| x as i32 % 100_000),
+        11 => {
+            let v: Decimal128Array = (0..rows)
+                .map(|_| {
+                    if rng.null(rate) {
+                        None
+                    } else {
+                        Some((rng.next() as i128) % 10i128.pow(20))
+                    }
+                })
+                .collect();
+            Arc::new(v.with_precision_and_scale(38, 4).expect("decimal"))
+        }
+        12 => {
+            let mut b = ListBuilder::new(Int32Builder::new());
+            for _ in 0..rows {
+                if rng.null(rate) {
+                    b.append_null();
+                } else {
+                    let n = rng.below(4);
+                    for _ in 0..n {
+                        b.values().append_value(rng.next() as i32);
+                    }
+                    b.append(true);
+                }
+            }
+            Arc::new(b.finish())
+        }
+        _ => {
+            let a: Int64Array = (0..rows)
+                .map(|_| {
+                    if rng.null(rate) {
+                        None
+                    } else {
+                        Some(rng.next() as i64)
+                    }
+                })
+                .collect();
+            let s: StringArray = (0..rows)
+                .map(|_| {
+                    if rng.null(rate) {
+                        None
+                    } else {
+                        Some(words[rng.below(7) as usize])
+                    }
+                })
+                .collect();
+            let fields = Fields::from(vec![
+                Field::new("a", DataType::Int64, true),
+                Field::new("s", DataType::Utf8, true),
+            ]);
+            let nulls: Option<arrow_buffer::NullBuffer> = if rate > 0 {
+                Some(
+                    (0..rows)
+                        .map(|_| !rng.null(rate / 2))
+                        .collect::<Vec<bool>>()
+                        .into(),
+                )
+            } else {
+                None
+            };
+            Arc::new(StructArray::new(
+                fields,
+                vec![Arc::new(a), Arc::new(s)],
+                nulls,
+            ))
+        }
+    }
+}
+
+fn random_batch(seed: u64, rows: usize, cols: usize) -> RecordBatch {
+    let mut rng = Rng(seed | 1);
+    let columns: Vec<(String, ArrayRef)> = (0..cols)
+        .map(|c| (format!("c{c}"), random_column(&mut rng, rows)))
+        .collect();
+    common::batch(
+        columns
+            .iter()
+            .map(|(n, a)| (n.as_str(), a.clone()))
+            .collect(),
+    )
+}
+
+const FORMATS: [Format; 3] = [Format::V3, Format::V2, Format::Legacy];
+const CODECS: [Codec; 4] = [Codec::None, Codec::Lz4, Codec::Zstd, Codec::Auto];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn decode_inverts_write(seed in any::<u64>(), rows in 0usize..120, cols in 1usize..7, stats in any::<bool>()) {
+        let batch = random_batch(seed, rows, cols);
+        for format in FORMATS {
+            for codec in CODECS {
+                let bytes = write(&batch, &WriteOptions { format, codec, stats, ..Default::default() }).expect("write");
+                let back = decode(&bytes, None).expect("decode");
+                common::assert_batches_equal(&back, &batch);
+            }
+        }
+    }
+
+    #[test]
+    fn projected_decode_equals_projection(seed in any::<u64>(), rows in 0usize..60, cols in 1usize..7, picks in proptest::collection::vec(any::<u16>(), 0..6)) {
+        let batch = random_batch(seed, rows, cols);
+        let projection: Vec<usize> = picks.iter().map(|p| *p as usize % cols).collect();
+        for format in FORMATS {
+            let bytes = write(&batch, &WriteOptions { format, ..Default::default() }).expect("write");
+            let projected = decode(&bytes, Some(&projection)).expect("projected decode");
+            let expected = decode(&bytes, None).expect("decode").project(&projection).expect("project");
+            prop_assert_eq!(projected.num_rows(), rows);
+            common::assert_batches_equal(&projected, &expected);
+        }
+    }
+
+    #[test]
+    fn sliced_input_is_normalized(seed in any::<u64>(), rows in 2usize..80, cols in 1usize..5, start in 0usize..40) {
+        let batch = random_batch(seed, rows, cols);
+        let start = start % rows;
+        let slice = batch.slice(start, (rows - start) / 2);
+        for format in FORMATS {
+            let bytes = write(&slice, &WriteOptions { format, ..Default::default() }).expect("write");
+            common::assert_batches_equal(&decode(&bytes, None).expect("decode"), &slice);
+        }
+    }
+}
+
+#[test]
+fn empty_projection_yields_row_count_only() {
+    let batch = common::primitives();
+    for format in FORMATS {
+        let bytes = write(
+            &batch,
+            &WriteOptions {
+                format,
+                ..Default::default()
+            },
+        )
+        .expect("write");
+        let out = decode(&bytes, Some(&[])).expect("decode");
+        assert_eq!(out.num_columns(), 0);
+        assert_eq!(out.num_rows(), batch.num_rows());
+    }
+}
+
+#[test]
+fn formats_mix_and_are_detected() {
+    let batch = common::nested();
+    for (format, expected) in [
+        (Format::V3, Format::V3),
+        (Format::V2, Format::V2),
+        (Format::Legacy, Format::Legacy),
+    ] {
+        let bytes = write(
+            &batch,
+            &WriteOptions {
+                format,
+                ..Default::default()
+            },
+        )
+        .expect("write");
+        assert_eq!(tablecache::detect(&bytes).expect("detect"), expected);
+    }
+}
+
+#[test]
+fn dictionary_columns_round_trip() {
+    let dict: DictionaryArray<arrow_array::types::Int32Type> =
+        vec![Some("x"), None, Some("y"), Some("x")]
+            .into_iter()
+            .collect();
+    let batch = common::batch(vec![("d", Arc::new(dict) as ArrayRef)]);
+    for format in FORMATS {
+        let bytes = write(
+            &batch,
+            &WriteOptions {
+                format,
+                ..Default::default()
+            },
+        )
+        .expect("write");
+        common::assert_batches_equal(&decode(&bytes, None).expect("decode"), &batch);
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The project's test command (README): Rust checks and tests, then the JVM and Spark suites.
+#   TABLECACHE_FULL=1 ./scripts/test.sh   runs the long-running sizes (see README).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s ==\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy"
+cargo clippy --all-targets -- -D warnings
+
+step "cargo test"
+cargo test
+
+if [ -f jvm-shim/pom.xml ] && [ -d jvm-shim/src/test ]; then
+  step "build native library + jar"
+  ./scripts/build.sh
+  step "JVM + Spark tests (mvn test)"
+  (cd jvm-shim && mvn -B -q -e test)
+fi
+
+if [ -x tests/run_e2e.sh ]; then
+  step "end to end through spark-submit"
+  tests/run_e2e.sh
+fi
