@@ -149,6 +149,9 @@ pub enum Error {
         /// Columns in the frame.
         count: usize,
     },
+    /// A projection names a negative column index.
+    #[error("column {0} out of range: column indices start at 0")]
+    NegativeColumn(i32),
     /// The stats section is malformed.
     #[error("corrupt stats section: {0}")]
     CorruptStats(String),
@@ -199,7 +202,9 @@ impl Error {
             }
             Error::UnsupportedCodec(_) => ErrorKind::UnsupportedCodec,
             Error::SchemaMismatch(_) => ErrorKind::SchemaMismatch,
-            Error::ColumnOutOfRange { .. } => ErrorKind::ColumnOutOfRange,
+            Error::ColumnOutOfRange { .. } | Error::NegativeColumn(_) => {
+                ErrorKind::ColumnOutOfRange
+            }
             Error::UnsupportedType(_) => ErrorKind::UnsupportedType,
             Error::TooLarge(_) | Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
             Error::Internal(_) => ErrorKind::Internal,

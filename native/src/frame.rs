@@ -209,7 +209,7 @@ impl<'a> Frame<'a> {
                 let expected = BoundKind::for_type(field.data_type());
                 let kind = s.bound_kind();
                 if (kind != BoundKind::None && Some(kind) != expected)
-                    || (s.unsupported && expected.is_some())
+                    || s.unsupported != expected.is_none()
                 {
                     return Err(Error::CorruptStats(format!(
                         "column {i}: stats of kind {kind:?} do not fit type {}",

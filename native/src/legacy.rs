@@ -6,7 +6,8 @@ use arrow_ipc::reader::StreamDecoder;
 use arrow_ipc::writer::{IpcWriteOptions, StreamWriter};
 use arrow_ipc::CompressionType;
 
-use crate::codec::Codec;
+use crate::codec::{Codec, MAX_PAYLOAD};
+use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 
 /// Writes `batch` as an Arrow IPC stream (schema, one batch, end-of-stream).
@@ -30,41 +31,116 @@ pub(crate) fn write(batch: &RecordBatch, codec: Codec) -> Result<Vec<u8>> {
     writer.into_inner().map_err(fail)
 }
 
-/// Reads a legacy stream; exactly one record batch, nothing after the end-of-stream marker.
+/// The Arrow IPC end-of-stream marker: continuation + zero length.
+const END_OF_STREAM: [u8; 8] = [0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0];
+
+/// Reads a legacy stream: the schema, exactly one record batch, the end-of-stream marker.
+///
+/// arrow-ipc trusts some length fields of corrupt input (it can allocate by a
+/// compressed buffer's declared size, and panics on some malformed messages),
+/// so lengths are checked first and a panic inside the reader becomes a
+/// `CorruptLegacy` error instead of reaching the caller.
 pub(crate) fn read(bytes: &[u8]) -> Result<RecordBatch> {
+    check_message_lengths(bytes)?;
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read_checked(bytes))) {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(Error::CorruptLegacy(format!(
+                "the Arrow IPC reader failed: {message}"
+            )))
+        }
+    }
+}
+
+fn read_checked(bytes: &[u8]) -> Result<RecordBatch> {
     let corrupt = |e: arrow_schema::ArrowError| Error::CorruptLegacy(e.to_string());
     let mut buffer = Buffer::from_slice_ref(bytes);
     let mut decoder = StreamDecoder::new();
     let batch = loop {
         if buffer.is_empty() {
             return Err(Error::CorruptLegacy(
-                "the stream holds no record batch".into(),
+                "the stream ends before its record batch".into(),
             ));
         }
         if let Some(batch) = decoder.decode(&mut buffer).map_err(corrupt)? {
             break batch;
         }
     };
-    while !buffer.is_empty() {
-        let before = buffer.len();
-        match decoder.decode(&mut buffer) {
-            Ok(Some(_)) => return Err(Error::CorruptLegacy("more than one record batch".into())),
-            Ok(None) if buffer.len() == before => break,
-            Ok(None) => {}
-            Err(_) => {
-                return Err(Error::TrailingBytes {
-                    what: "Arrow IPC stream",
-                    extra: buffer.len(),
-                })
+    match buffer.as_slice() {
+        rest if rest == END_OF_STREAM => Ok(batch),
+        rest if rest.len() > END_OF_STREAM.len() => Err(Error::TrailingBytes {
+            what: "record batch (expected only the end-of-stream marker)",
+            extra: rest.len(),
+        }),
+        _ => Err(Error::CorruptLegacy(
+            "the end-of-stream marker is missing or damaged".into(),
+        )),
+    }
+}
+
+/// Walks the stream's messages and rejects any compressed buffer whose declared
+/// uncompressed length the compressed bytes cannot produce.
+fn check_message_lengths(bytes: &[u8]) -> Result<()> {
+    let corrupt = |m: String| Error::CorruptLegacy(m);
+    let mut cur = Cursor::new(bytes);
+    while cur.remaining() > 0 {
+        if cur.take(4, "IPC continuation marker")? != [0xFF; 4] {
+            return Err(corrupt("missing IPC continuation marker".into()));
+        }
+        let meta_len = cur.u32("IPC metadata length")? as usize;
+        if meta_len == 0 {
+            return Ok(());
+        }
+        let meta = cur.take(meta_len, "IPC message metadata")?;
+        let message = arrow_ipc::root_as_message(meta)
+            .map_err(|e| corrupt(format!("invalid IPC message: {e}")))?;
+        let body_len = usize::try_from(message.bodyLength())
+            .map_err(|_| corrupt("negative IPC body length".into()))?;
+        let body = cur.take(body_len, "IPC message body")?;
+        let batch = message
+            .header_as_record_batch()
+            .or_else(|| message.header_as_dictionary_batch().and_then(|d| d.data()));
+        let Some(batch) = batch else { continue };
+        let Some(compression) = batch.compression() else {
+            continue;
+        };
+        let max_ratio: u64 = match compression.codec() {
+            CompressionType::LZ4_FRAME => 255,
+            CompressionType::ZSTD => 32768,
+            other => return Err(Error::UnsupportedCodec(other.0 as u8)),
+        };
+        for (i, b) in batch.buffers().into_iter().flatten().enumerate() {
+            let (offset, len) = (b.offset(), b.length());
+            let range = usize::try_from(offset)
+                .ok()
+                .zip(usize::try_from(len).ok())
+                .and_then(|(o, l)| Some(o..o.checked_add(l)?))
+                .filter(|r| r.end <= body.len())
+                .ok_or_else(|| {
+                    corrupt(format!(
+                        "buffer {i} at {offset}+{len} is outside the {body_len}-byte body"
+                    ))
+                })?;
+            let data = &body[range];
+            if data.is_empty() {
+                continue;
+            }
+            let declared = Cursor::new(data).i64("compressed buffer length prefix")?;
+            let reachable = (data.len() as u64 - 8)
+                .saturating_mul(max_ratio)
+                .saturating_add(1024)
+                .min(MAX_PAYLOAD);
+            if declared != -1 && !(0..=reachable as i64).contains(&declared) {
+                return Err(corrupt(format!(
+                    "buffer {i} declares {declared} uncompressed bytes, at most {reachable} are possible"
+                )));
             }
         }
     }
-    if !buffer.is_empty() {
-        return Err(Error::TrailingBytes {
-            what: "Arrow IPC stream",
-            extra: buffer.len(),
-        });
-    }
-    decoder.finish().map_err(corrupt)?;
-    Ok(batch)
+    Ok(())
 }

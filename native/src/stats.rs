@@ -454,3 +454,134 @@ pub fn decode(bytes: &[u8], column_count: usize, row_count: u32) -> Result<Vec<C
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, StringArray};
+
+    use super::*;
+
+    fn stats_of(array: ArrayRef, limit: usize) -> ColumnStats {
+        compute(array.as_ref(), 0, limit).expect("stats")
+    }
+
+    #[test]
+    fn upper_bound_truncation_increments_the_last_incrementable_char() {
+        assert_eq!(string_upper_bound("abc", 3).as_deref(), Some("abc"));
+        assert_eq!(string_upper_bound("abcd", 3).as_deref(), Some("abd"));
+        assert_eq!(
+            string_upper_bound("ab\u{10FFFF}x", 6).as_deref(),
+            Some("ac")
+        );
+        assert_eq!(
+            string_upper_bound("a\u{D7FF}x", 4).as_deref(),
+            Some("a\u{E000}")
+        );
+        assert_eq!(string_upper_bound("\u{10FFFF}\u{10FFFF}x", 8), None);
+        // A cut inside a multibyte character backs off to its start.
+        assert_eq!(truncate_at_char_boundary("aü", 2), "a");
+        assert_eq!(string_upper_bound("aüü", 2).as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn truncated_bounds_still_enclose_every_value() {
+        let values = [
+            "zzzzzz\u{10FFFF}",
+            "zzzzzz",
+            "a",
+            "zzzzzy\u{10FFFF}\u{10FFFF}",
+        ];
+        let s = stats_of(Arc::new(StringArray::from(values.to_vec())), 7);
+        let (Some(Bound::Utf8(lo)), Some(Bound::Utf8(hi))) = (&s.lower, &s.upper) else {
+            panic!("bounds {s:?}")
+        };
+        for v in values {
+            assert!(
+                lo.as_str() <= v && v <= hi.as_str(),
+                "{lo:?} <= {v:?} <= {hi:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn nan_is_the_largest_float_and_zeros_are_equal() {
+        let s = stats_of(
+            Arc::new(Float64Array::from(vec![
+                Some(1.0),
+                Some(f64::NAN),
+                None,
+                Some(-0.0),
+            ])),
+            8,
+        );
+        assert!(s.has_nan);
+        assert_eq!(s.lower, Some(Bound::Float(0.0)));
+        assert!(matches!(s.upper, Some(Bound::Float(v)) if v.is_nan()));
+        let Some(Bound::Float(lo)) = s.lower else {
+            unreachable!()
+        };
+        assert!(lo.is_sign_positive(), "-0.0 bound is normalized to +0.0");
+        let s = stats_of(Arc::new(Float64Array::from(vec![f64::NAN, f64::NAN])), 8);
+        assert!(
+            matches!((s.lower, s.upper), (Some(Bound::Float(a)), Some(Bound::Float(b))) if a.is_nan() && b.is_nan())
+        );
+    }
+
+    #[test]
+    fn all_null_and_unsupported_columns_have_no_bounds() {
+        let s = stats_of(Arc::new(Int32Array::from(vec![None, None])), 8);
+        assert_eq!(
+            (s.lower, s.upper, s.unsupported, s.null_count, s.row_count),
+            (None, None, false, 2, 2)
+        );
+        let s = stats_of(Arc::new(arrow_array::BinaryArray::from(vec![&b"x"[..]])), 8);
+        assert!(s.unsupported && s.lower.is_none() && s.upper.is_none());
+    }
+
+    #[test]
+    fn booleans_ignore_values_under_nulls() {
+        let s = stats_of(
+            Arc::new(BooleanArray::from(vec![Some(true), None, Some(true)])),
+            8,
+        );
+        assert_eq!(
+            (s.lower, s.upper),
+            (Some(Bound::Bool(true)), Some(Bound::Bool(true)))
+        );
+    }
+
+    #[test]
+    fn encode_decode_round_trip_and_rejections() {
+        let stats = [
+            stats_of(
+                Arc::new(StringArray::from(vec![Some("b"), None, Some("a")])),
+                8,
+            ),
+            stats_of(Arc::new(Float64Array::from(vec![f64::NAN])), 8),
+        ];
+        let mut bytes = Vec::new();
+        // The two columns have different row counts, so each is its own section.
+        encode(&stats[..1], &mut bytes).expect("encode");
+        assert_eq!(decode(&bytes, 1, 3).expect("decode"), stats[..1].to_vec());
+        assert!(decode(&bytes, 2, 3).is_err(), "column count mismatch");
+        assert!(decode(&bytes, 1, 4).is_err(), "row count mismatch");
+        assert!(
+            decode(&bytes[..bytes.len() - 1], 1, 3).is_err(),
+            "truncated"
+        );
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert!(decode(&extra, 1, 3).is_err(), "trailing");
+        let mut nan = Vec::new();
+        encode(&stats[1..], &mut nan).expect("encode");
+        assert_eq!(
+            format!("{:?}", decode(&nan, 1, 1).expect("decode")),
+            format!("{:?}", &stats[1..])
+        );
+        let mut bad_kind = bytes.clone();
+        bad_kind[4 + 16 + 1] = 9;
+        assert!(decode(&bad_kind, 1, 3).is_err(), "unknown kind");
+    }
+}

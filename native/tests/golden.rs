@@ -147,6 +147,13 @@ fn manifest(fx: &Fixture, bytes: &[u8]) -> Value {
         "name": fx.name,
         "description": fx.description,
         "format": match format { Format::V3 => "V3", Format::V2 => "V2", Format::Legacy => "LEGACY" },
+        "write_options": {
+            "format": format!("{:?}", fx.options.format).to_uppercase(),
+            "stats": fx.options.stats,
+            "codec": format!("{:?}", fx.options.codec).to_uppercase(),
+            "string_bound_limit": fx.options.string_bound_limit,
+            "checksum": format!("{:?}", fx.options.checksum).to_uppercase(),
+        },
         "row_count": batch.num_rows(),
         "column_count": batch.num_columns(),
         "header": null,

@@ -72,7 +72,7 @@ fn random_column(rng: &mut Rng, rows: usize) -> ArrayRef {
             f64::NEG_INFINITY,
             f64::from_bits(x)
         ][(x % 4) as usize]),
-        6 => prim!(BooleanArray, |x: u64| x % 2 == 0),
+        6 => prim!(BooleanArray, |x: u64| x.is_multiple_of(2)),
         7 => prim!(StringArray, |x: u64| words[(x % 7) as usize]),
         8 => prim!(LargeStringArray, |x: u64| words[(x % 7) as usize]),
         9 => prim!(BinaryArray, |x: u64| &b"\x00\x01\xffabc"

@@ -28,7 +28,7 @@ pub(crate) unsafe fn import_batch(
     nodes: &[i64],
     buffers: &[i64],
 ) -> Result<RecordBatch> {
-    if nodes.len() % 2 != 0 || buffers.len() % 2 != 0 {
+    if !nodes.len().is_multiple_of(2) || !buffers.len().is_multiple_of(2) {
         return Err(Error::InvalidArgument(
             "nodes and buffers hold pairs".into(),
         ));

@@ -9,6 +9,8 @@
 mod export;
 mod import;
 
+use std::ptr::NonNull;
+
 use jni::errors::ErrorPolicy;
 use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JString, JThrowable, JValue};
 use jni::sys::{jint, jlong};
@@ -252,30 +254,16 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_deserializeProjected<
                 columns.get_region(env, 0, &mut ints)?;
                 Some(
                     ints.iter()
-                        .map(|&c| {
-                            usize::try_from(c).map_err(|_| Error::ColumnOutOfRange {
-                                index: usize::MAX,
-                                count: 0,
-                            })
-                        })
-                        .collect::<Result<Vec<usize>, Error>>()
-                        .map_err(|_| {
-                            Error::InvalidArgument(format!("negative column index in {ints:?}"))
-                        })?,
+                        .map(|&c| usize::try_from(c).map_err(|_| Error::NegativeColumn(c)))
+                        .collect::<Result<Vec<usize>, Error>>()?,
                 )
             };
             let batch = {
-                // SAFETY: the critical section ends at the end of this block and
-                // makes no JNI call; the Java array is not written concurrently
-                // (frames are immutable once written). i8 and u8 share size and
-                // alignment, so reinterpreting the elements is sound.
-                let elements = unsafe {
-                    frame.get_elements_critical(env, jni::objects::ReleaseMode::NoCopyBack)?
-                };
-                let bytes = unsafe {
-                    std::slice::from_raw_parts(elements.as_ptr() as *const u8, elements.len())
-                };
-                crate::read::decode(bytes, projection.as_deref())?
+                // SAFETY: `frame` is a live byte[] local reference; the critical
+                // section ends when `critical` drops at the end of this block and
+                // no JNI function is called while it is held.
+                let critical = unsafe { CriticalBytes::new(env, &frame)? };
+                crate::read::decode(critical.as_slice(), projection.as_deref())?
             };
             let exported = export::export_batch(&batch)?;
             let result = (|| -> JniResult<JLongArray<'local>> {
@@ -289,6 +277,62 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_deserializeProjected<
             result
         })
         .resolve::<ThrowTableCacheException>()
+}
+
+/// A `byte[]` pinned with `GetPrimitiveArrayCritical`, released on drop.
+///
+/// jni-rs's own critical guard checks for exceptions inside the critical
+/// section, which `-Xcheck:jni` reports; this guard makes exactly the two calls.
+struct CriticalBytes {
+    env: *mut jni::sys::JNIEnv,
+    array: jni::sys::jarray,
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+impl CriticalBytes {
+    /// # Safety
+    /// `array` must stay a valid local reference while the guard lives, and the
+    /// caller must make no JNI call until the guard is dropped.
+    unsafe fn new(env: &Env<'_>, array: &JByteArray<'_>) -> JniResult<Self> {
+        let len = array.len(env)?;
+        let raw = env.get_raw();
+        // SAFETY: `raw` is the current thread's JNIEnv; GetPrimitiveArrayCritical
+        // exists since JNI 1.2 and `array` is a valid byte[] reference.
+        let ptr = unsafe {
+            ((**raw).v1_2.GetPrimitiveArrayCritical)(raw, array.as_raw(), std::ptr::null_mut())
+        };
+        let ptr = NonNull::new(ptr as *mut u8).ok_or_else(|| {
+            Error::Internal("GetPrimitiveArrayCritical returned null (out of memory)".into())
+        })?;
+        Ok(CriticalBytes {
+            env: raw,
+            array: array.as_raw(),
+            ptr,
+            len,
+        })
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        // SAFETY: the JVM pinned `len` bytes at `ptr` until release; jbyte and
+        // u8 share size and alignment.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for CriticalBytes {
+    fn drop(&mut self) {
+        // SAFETY: releases exactly the pointer obtained in `new`, on the same
+        // thread and array; JNI_ABORT because the bytes were only read.
+        unsafe {
+            ((**self.env).v1_2.ReleasePrimitiveArrayCritical)(
+                self.env,
+                self.array,
+                self.ptr.as_ptr() as *mut std::ffi::c_void,
+                jni::sys::JNI_ABORT,
+            )
+        }
+    }
 }
 
 /// JNI export `NativeCodec.release`: frees one decoded column.

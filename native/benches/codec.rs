@@ -1,0 +1,109 @@
+//! Criterion benchmarks at 10,000 rows x 16 mixed columns (the seed's shape):
+//! serialize and full decode per format/codec, projected decode of 1/16 and
+//! 4/16 columns, and a memcpy baseline. Throughput is the batch's Arrow bytes.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use arrow_array::Array;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use tablecache::{decode, write, Codec, Format, WriteOptions};
+
+const ROWS: usize = 10_000;
+
+fn arrow_bytes(batch: &arrow_array::RecordBatch) -> u64 {
+    fn data_bytes(d: &arrow_data::ArrayData) -> usize {
+        d.buffers().iter().map(|b| b.len()).sum::<usize>()
+            + d.nulls().map_or(0, |n| n.buffer().len())
+            + d.child_data().iter().map(data_bytes).sum::<usize>()
+    }
+    batch
+        .columns()
+        .iter()
+        .map(|c| data_bytes(&c.to_data()))
+        .sum::<usize>() as u64
+}
+
+fn cases() -> Vec<(&'static str, WriteOptions)> {
+    let o = |format, codec, stats| WriteOptions {
+        format,
+        codec,
+        stats,
+        ..Default::default()
+    };
+    vec![
+        ("v3_stats_none", o(Format::V3, Codec::None, true)),
+        ("v3_stats_lz4", o(Format::V3, Codec::Lz4, true)),
+        ("v3_nostats_lz4", o(Format::V3, Codec::Lz4, false)),
+        ("v3_stats_zstd", o(Format::V3, Codec::Zstd, true)),
+        ("v2_stats_lz4", o(Format::V2, Codec::Lz4, true)),
+        ("legacy_lz4", o(Format::Legacy, Codec::Lz4, false)),
+        ("legacy_none", o(Format::Legacy, Codec::None, false)),
+    ]
+}
+
+fn benches(c: &mut Criterion) {
+    let batch = common::bench_batch(ROWS);
+    let bytes = arrow_bytes(&batch);
+
+    let mut g = c.benchmark_group("baseline");
+    g.throughput(Throughput::Bytes(bytes));
+    let source = vec![7u8; bytes as usize];
+    g.bench_function("memcpy", |b| b.iter(|| black_box(source.clone())));
+    g.finish();
+
+    let mut g = c.benchmark_group("serialize");
+    g.throughput(Throughput::Bytes(bytes));
+    for (name, options) in cases() {
+        g.bench_function(name, |b| {
+            b.iter(|| write(black_box(&batch), &options).expect("write"))
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("decode_all");
+    g.throughput(Throughput::Bytes(bytes));
+    for (name, options) in cases() {
+        let frame = write(&batch, &options).expect("write");
+        println!(
+            "frame size {name}: {} bytes ({:.3} of Arrow)",
+            frame.len(),
+            frame.len() as f64 / bytes as f64
+        );
+        g.bench_function(name, |b| {
+            b.iter(|| decode(black_box(&frame), None).expect("decode"))
+        });
+    }
+    g.finish();
+
+    // Projected reads report throughput against the whole batch, like a query
+    // that needs those columns of it.
+    let mut g = c.benchmark_group("decode_projected");
+    g.throughput(Throughput::Bytes(bytes));
+    for (name, options) in cases().into_iter().filter(|(n, _)| {
+        matches!(
+            *n,
+            "v3_stats_lz4" | "v3_stats_zstd" | "v2_stats_lz4" | "v3_stats_none"
+        )
+    }) {
+        let frame = write(&batch, &options).expect("write");
+        for projection in [vec![0usize], vec![0, 4, 8, 12]] {
+            let id = BenchmarkId::new(name, format!("{}of16", projection.len()));
+            g.bench_with_input(id, &projection, |b, p| {
+                b.iter(|| decode(black_box(&frame), Some(p)).expect("decode"))
+            });
+        }
+    }
+    g.finish();
+    black_box(batch.column(0).len());
+}
+
+criterion_group! {
+    name = codec;
+    config = Criterion::default().sample_size(20).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    targets = benches
+}
+criterion_main!(codec);
