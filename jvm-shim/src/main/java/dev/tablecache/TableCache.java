@@ -1,0 +1,106 @@
+package dev.tablecache;
+
+import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.jni.NativeCodec;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The entry point: writes Arrow batches as cached-batch frames and decodes them back, through the
+ * native library. Formats mix freely, so any frame this or an older release wrote decodes here.
+ *
+ * <p>When the library is unusable every method here throws {@link TableCacheException} of kind
+ * {@link Kind#NATIVE_UNAVAILABLE} naming the cause, never {@link UnsatisfiedLinkError}.
+ */
+public final class TableCache {
+
+  private TableCache() {}
+
+  /** Whether the native library is loaded, verified and able to write some format. */
+  public static boolean isAvailable() {
+    return Capability.current() != Capability.UNAVAILABLE;
+  }
+
+  /**
+   * The format {@link #serialize} writes with these options on this JVM: the preferred format if
+   * the capability allows it, else the next older one (V3 → V2 → legacy). V2 always carries stats,
+   * so with stats off it is skipped.
+   *
+   * @throws TableCacheException NATIVE_UNAVAILABLE when nothing can be written
+   */
+  public static CacheFormat formatFor(WriteOptions options) {
+    WriteOptions o = options == null ? WriteOptions.defaults() : options;
+    Capability.requireAvailable();
+    Capability cap = Capability.current();
+    CacheFormat[] order = CacheFormat.values(); // V3, V2, LEGACY: newest first
+    for (int i = o.preferredFormat().ordinal(); i < order.length; i++) {
+      CacheFormat f = order[i];
+      if (f == CacheFormat.V2 && !o.stats()) {
+        continue;
+      }
+      if (cap.canWrite(f)) {
+        return f;
+      }
+    }
+    // Unreachable while every available capability writes legacy; kept as a clear error.
+    throw new TableCacheException(
+        Kind.NATIVE_UNAVAILABLE, "capability " + cap + " cannot write any format for " + o);
+  }
+
+  /**
+   * Writes {@code batch} as one cached batch in the format {@link #formatFor} picks. The batch's
+   * buffers are only read during the call.
+   *
+   * @throws TableCacheException NATIVE_UNAVAILABLE without a usable library, UNSUPPORTED_TYPE for
+   *     a type the format does not carry, INVALID_ARGUMENT for a malformed batch
+   */
+  public static byte[] serialize(VectorSchemaRoot batch, WriteOptions options) {
+    WriteOptions o = options == null ? WriteOptions.defaults() : options;
+    CacheFormat format = formatFor(o);
+    try (BatchExporter.Exported e = BatchExporter.export(batch)) {
+      int codec = o.codec().id();
+      switch (format) {
+        case V3:
+          return o.stats()
+              ? NativeCodec.serializeWithStatsV3(
+                  e.schema, e.rowCount, e.nodes, e.buffers, codec, o.stringBoundLimit())
+              : NativeCodec.serializeV3(e.schema, e.rowCount, e.nodes, e.buffers, codec);
+        case V2:
+          return NativeCodec.serializeWithStats(
+              e.schema, e.rowCount, e.nodes, e.buffers, codec, o.stringBoundLimit());
+        default:
+          return NativeCodec.serialize(e.schema, e.rowCount, e.nodes, e.buffers, codec);
+      }
+    }
+  }
+
+  /**
+   * Decodes a cached batch of any format. The returned root's vectors point at native memory,
+   * which is freed when the caller closes the root (or its vectors).
+   *
+   * @param projection the columns to decode, in the order wanted; null = all, empty = none (a
+   *     root with no fields and the batch's row count)
+   * @throws TableCacheException with the native reader's kind for a bad frame,
+   *     COLUMN_OUT_OF_RANGE for a projection past the last column
+   */
+  public static VectorSchemaRoot deserialize(
+      byte[] frame, int[] projection, BufferAllocator allocator) {
+    if (frame == null || allocator == null) {
+      throw new TableCacheException(
+          Kind.INVALID_ARGUMENT, (frame == null ? "frame" : "allocator") + " is null");
+    }
+    Capability.requireAvailable();
+    int[] columns = projection == null ? null : projection.clone(); // immune to caller changes
+    long[] descriptor = NativeCodec.deserializeProjected(frame, columns);
+    Schema schema;
+    try {
+      // The native call validated the frame; this only finds its schema (usually cached).
+      schema = FrameParser.schemaOf(frame);
+    } catch (RuntimeException | Error e) {
+      BatchImporter.releaseAll(descriptor, e);
+      throw e;
+    }
+    return BatchImporter.importBatch(descriptor, schema, columns, allocator);
+  }
+}

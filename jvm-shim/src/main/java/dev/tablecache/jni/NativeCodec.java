@@ -1,0 +1,47 @@
+package dev.tablecache.jni;
+
+/**
+ * The JNI surface of libtablecache, exactly as docs/ARCHITECTURE.md defines it. Nothing here
+ * loads the library: use {@code dev.tablecache.NativeLibrary} (or the {@code TableCache} facade)
+ * first, otherwise these calls throw {@link UnsatisfiedLinkError}.
+ *
+ * <p>Every method reports failures as {@code dev.tablecache.TableCacheException}.
+ */
+public final class NativeCodec {
+
+  private NativeCodec() {}
+
+  /** Legacy Arrow IPC stream. */
+  public static native byte[] serialize(
+      byte[] schema, int rowCount, long[] nodes, long[] buffers, int codec);
+
+  /** V2 frame with stats. */
+  public static native byte[] serializeWithStats(
+      byte[] schema, int rowCount, long[] nodes, long[] buffers, int codec, int stringBoundLimit);
+
+  /** V3 frame without stats. */
+  public static native byte[] serializeV3(
+      byte[] schema, int rowCount, long[] nodes, long[] buffers, int codec);
+
+  /** V3 frame with stats. */
+  public static native byte[] serializeWithStatsV3(
+      byte[] schema, int rowCount, long[] nodes, long[] buffers, int codec, int stringBoundLimit);
+
+  /**
+   * Decodes any format. {@code columns == null} means all columns, an empty array only the row
+   * count. Returns the descriptor of native-owned buffers described in docs/ARCHITECTURE.md.
+   */
+  public static native long[] deserializeProjected(byte[] frame, int[] columns);
+
+  /** Frees one decoded column; call exactly once per handle. */
+  public static native void release(long handle);
+
+  /** Highest format this library writes: 3 = V3, 2 = V2, 1 = legacy. */
+  public static native int capabilities();
+
+  /** The library's version (its Cargo package version). */
+  public static native String version();
+
+  /** {@code {live column handles, bytes held by them}}, for leak tests. */
+  public static native long[] allocationStats();
+}

@@ -1,0 +1,142 @@
+package dev.tablecache;
+
+import static dev.tablecache.Assertions2.assertKind;
+import static org.junit.jupiter.api.Assertions.*;
+
+import dev.tablecache.TableCacheException.Kind;
+import org.junit.jupiter.api.Test;
+
+/** Small value types: exception kinds, detection, codec names, write options. */
+class BasicTypesTest {
+
+  @Test
+  void exceptionKindFromNativeStrings() {
+    TableCacheException e = new TableCacheException("CHECKSUM_MISMATCH", "boom");
+    assertEquals(Kind.CHECKSUM_MISMATCH, e.kind());
+    assertTrue(e.getMessage().contains("boom"));
+    assertTrue(e.getMessage().startsWith("CHECKSUM_MISMATCH"));
+    TableCacheException unknown = new TableCacheException("NEW_KIND_FROM_THE_FUTURE", "x");
+    assertEquals(Kind.INTERNAL, unknown.kind());
+    assertTrue(unknown.getMessage().contains("NEW_KIND_FROM_THE_FUTURE"));
+    assertEquals(Kind.INTERNAL, new TableCacheException((String) null, "x").kind());
+    for (Kind k : Kind.values()) {
+      assertEquals(k, new TableCacheException(k.name(), "m").kind());
+    }
+    Throwable cause = new IllegalStateException();
+    assertSame(cause, new TableCacheException(Kind.INTERNAL, "m", cause).getCause());
+  }
+
+  @Test
+  void nativeConstructorSignatureIsStable() throws NoSuchMethodException {
+    // JNI looks this constructor up by signature: renaming it breaks every native error path.
+    assertNotNull(TableCacheException.class.getConstructor(String.class, String.class));
+  }
+
+  static byte[] bytes(int... b) {
+    byte[] out = new byte[b.length];
+    for (int i = 0; i < b.length; i++) {
+      out[i] = (byte) b[i];
+    }
+    return out;
+  }
+
+  @Test
+  void detection() {
+    assertKind(Kind.CORRUPT_FRAME, () -> CacheFormat.detect(new byte[0]));
+    assertKind(Kind.CORRUPT_FRAME, () -> CacheFormat.detect(bytes(0x89, 0x54, 0x43)));
+    assertKind(Kind.CORRUPT_FRAME, () -> CacheFormat.detect(bytes(0x89, 0x54, 0x43, 0x46)));
+    assertEquals(CacheFormat.V3, CacheFormat.detect(bytes(0x89, 0x54, 0x43, 0x46, 3)));
+    assertEquals(CacheFormat.V2, CacheFormat.detect(bytes(0x89, 0x54, 0x43, 0x46, 2)));
+    for (int v : new int[] {0, 1, 4, 0x80, 0xFF}) {
+      assertKind(Kind.UNSUPPORTED_VERSION, () -> CacheFormat.detect(bytes(0x89, 0x54, 0x43, 0x46, v)));
+    }
+    assertEquals(CacheFormat.LEGACY, CacheFormat.detect(bytes(0xFF, 0xFF, 0xFF, 0xFF)));
+    assertKind(Kind.CORRUPT_FRAME, () -> CacheFormat.detect("PAR1".getBytes()));
+    assertKind(Kind.CORRUPT_FRAME, () -> CacheFormat.detect(bytes(0xFF, 0xFF, 0xFF, 0xFE)));
+    assertKind(Kind.CORRUPT_FRAME, () -> CacheFormat.detect(bytes(0x08, 0, 0, 0, 0, 0, 0, 0)));
+    assertKind(Kind.CORRUPT_FRAME, () -> CacheFormat.detect(bytes(0x89, 0x54, 0x43, 0x47, 3)));
+    assertKind(Kind.INVALID_ARGUMENT, () -> CacheFormat.detect(null));
+  }
+
+  @Test
+  void codecs() {
+    assertEquals(0, Codec.NONE.id());
+    assertEquals(1, Codec.LZ4.id());
+    assertEquals(2, Codec.ZSTD.id());
+    assertEquals(3, Codec.AUTO.id());
+    assertEquals(Codec.LZ4, Codec.parse(" LZ4 "));
+    assertEquals(Codec.ZSTD, Codec.parse("zstd"));
+    assertEquals(Codec.ZSTD, Codec.parse("ZStandard"));
+    assertEquals(Codec.NONE, Codec.parse("uncompressed"));
+    assertEquals(Codec.NONE, Codec.parse("None"));
+    assertEquals(Codec.AUTO, Codec.parse("auto"));
+    assertEquals(Codec.LZ4, Codec.parse("lz4-frame"));
+    assertEquals(Codec.ZSTD, Codec.parse("2"));
+    assertKind(Kind.INVALID_ARGUMENT, () -> Codec.parse("snappy"));
+    assertKind(Kind.INVALID_ARGUMENT, () -> Codec.parse(null));
+    assertEquals(Codec.AUTO, Codec.fromId(3));
+    assertKind(Kind.INVALID_ARGUMENT, () -> Codec.fromId(4));
+  }
+
+  @Test
+  void writeOptions() {
+    WriteOptions d = WriteOptions.defaults();
+    assertEquals(CacheFormat.V3, d.preferredFormat());
+    assertTrue(d.stats());
+    assertEquals(Codec.LZ4, d.codec());
+    assertEquals(256, d.stringBoundLimit());
+    WriteOptions o =
+        WriteOptions.builder().preferredFormat(CacheFormat.V2).stats(false).codec(Codec.ZSTD).stringBoundLimit(1).build();
+    assertEquals(CacheFormat.V2, o.preferredFormat());
+    assertFalse(o.stats());
+    assertEquals(Codec.ZSTD, o.codec());
+    assertEquals(1, o.stringBoundLimit());
+    assertEquals(o, o.toBuilder().build());
+    assertNotEquals(o, d);
+    assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().stringBoundLimit(0));
+    assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().stringBoundLimit(-5));
+    assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().codec(null));
+    assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().preferredFormat(null));
+  }
+
+  @Test
+  void capabilityCanWrite() {
+    assertTrue(Capability.V3.canWrite(CacheFormat.V3));
+    assertTrue(Capability.V3.canWrite(CacheFormat.V2));
+    assertTrue(Capability.V3.canWrite(CacheFormat.LEGACY));
+    assertFalse(Capability.V2.canWrite(CacheFormat.V3));
+    assertTrue(Capability.V2.canWrite(CacheFormat.V2));
+    assertTrue(Capability.V2.canWrite(CacheFormat.LEGACY));
+    assertFalse(Capability.LEGACY.canWrite(CacheFormat.V2));
+    assertTrue(Capability.LEGACY.canWrite(CacheFormat.LEGACY));
+    for (CacheFormat f : CacheFormat.values()) {
+      assertFalse(Capability.UNAVAILABLE.canWrite(f));
+      assertFalse(Capability.UNKNOWN.canWrite(f));
+    }
+  }
+
+  @Test
+  void versionHandshakeRefusesMismatches() {
+    NativeLibrary.checkVersion("0.1.0", "0.1.0", "test");
+    TableCacheException e =
+        assertKind(Kind.NATIVE_UNAVAILABLE, () -> NativeLibrary.checkVersion("0.1.0", "0.0.9", "/x/libtablecache.so"));
+    assertTrue(e.getMessage().contains("0.1.0") && e.getMessage().contains("0.0.9"), e.getMessage());
+    assertKind(Kind.NATIVE_UNAVAILABLE, () -> NativeLibrary.checkVersion("0.1.0", null, "x"));
+  }
+
+  @Test
+  void jarVersionIsFiltered() {
+    String v = NativeLibrary.jarVersion();
+    assertFalse(v.contains("$"), v);
+    assertEquals(System.getProperty("tablecache.expected.version", v), v);
+  }
+
+  @Test
+  void resourcePathNamesOsAndArch() {
+    String p = NativeLibrary.resourcePath();
+    assertTrue(p.matches("/[a-z0-9]+/[a-z0-9_]+/.*tablecache.*"), p);
+    if (System.getProperty("os.name").startsWith("Linux") && System.getProperty("os.arch").equals("amd64")) {
+      assertEquals("/linux/amd64/libtablecache.so", p);
+    }
+  }
+}
