@@ -112,7 +112,12 @@ fn check_message_lengths(bytes: &[u8]) -> Result<()> {
         let max_ratio: u64 = match compression.codec() {
             CompressionType::LZ4_FRAME => 255,
             CompressionType::ZSTD => 32768,
-            other => return Err(corrupt(format!("unknown IPC compression codec {}", other.0))),
+            other => {
+                return Err(corrupt(format!(
+                    "unknown IPC compression codec {}",
+                    other.0
+                )))
+            }
         };
         for (i, b) in batch.buffers().into_iter().flatten().enumerate() {
             let (offset, len) = (b.offset(), b.length());
