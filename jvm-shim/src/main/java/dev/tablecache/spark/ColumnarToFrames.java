@@ -1,0 +1,114 @@
+package dev.tablecache.spark;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.columnar.CachedBatch;
+import org.apache.spark.sql.vectorized.ArrowColumnVector;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import scala.collection.AbstractIterator;
+import scala.collection.Iterator;
+
+/**
+ * Columnar input. A batch whose columns are all {@link ArrowColumnVector}s of the cache's Arrow
+ * shape and that holds at least {@code zeroCopyMinRows} rows is serialized straight from its
+ * vectors (no copy). Every other batch (on-heap/off-heap vectors, foreign Arrow shapes, small
+ * batches) is copied once into a reused Arrow writer, which coalesces consecutive small batches
+ * into one cached batch of up to {@code batchRows} rows / {@code batchBytes} bytes: thousands of
+ * tiny frames cost more than the data. Input order is preserved, and no input batch is retained
+ * after the next one is requested (producers reuse their batches).
+ */
+final class ColumnarToFrames extends AbstractIterator<CachedBatch> {
+
+  private final Iterator<ColumnarBatch> in;
+  private final Schema arrowSchema;
+  private final WriteSettings settings;
+  private final FrameWriter writer;
+  private final ArrayDeque<CachedBatch> ready = new ArrayDeque<>();
+
+  ColumnarToFrames(Iterator<ColumnarBatch> in, Schema arrowSchema, WriteSettings settings) {
+    this.in = in;
+    this.arrowSchema = arrowSchema;
+    this.settings = settings;
+    this.writer = new FrameWriter(arrowSchema, settings);
+    SparkCompat.onTaskCompletion(writer::close);
+  }
+
+  @Override
+  public boolean hasNext() {
+    fill();
+    return !ready.isEmpty();
+  }
+
+  @Override
+  public CachedBatch next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    return ready.poll();
+  }
+
+  private void fill() {
+    while (ready.isEmpty() && in.hasNext()) {
+      ColumnarBatch batch = in.next();
+      int n = batch.numRows();
+      if (n == 0) {
+        continue;
+      }
+      List<FieldVector> vectors = n >= settings.zeroCopyMinRows ? arrowVectors(batch) : null;
+      if (vectors != null) {
+        if (writer.rows() > 0) {
+          ready.add(writer.flush()); // keep input order
+        }
+        ready.add(FrameWriter.serializeAsIs(vectors, n, settings));
+      } else {
+        copy(batch);
+      }
+    }
+    if (ready.isEmpty()) { // input exhausted
+      if (writer.rows() > 0) {
+        ready.add(writer.flush());
+      }
+      writer.close();
+    }
+  }
+
+  private void copy(ColumnarBatch batch) {
+    TableCacheMetrics.COPIED_INPUT_BATCHES.increment();
+    java.util.Iterator<org.apache.spark.sql.catalyst.InternalRow> rows = batch.rowIterator();
+    while (rows.hasNext()) {
+      writer.write(rows.next());
+      if (writer.full()) {
+        ready.add(writer.flush());
+      }
+    }
+  }
+
+  /** The batch's Arrow vectors when all of them can be serialized as they are, else null. */
+  private List<FieldVector> arrowVectors(ColumnarBatch batch) {
+    int cols = batch.numCols();
+    if (cols != arrowSchema.getFields().size()) {
+      return null;
+    }
+    List<FieldVector> out = new ArrayList<>(cols);
+    for (int i = 0; i < cols; i++) {
+      ColumnVector c = batch.column(i);
+      if (!(c instanceof ArrowColumnVector)) {
+        return null;
+      }
+      ValueVector v = ((ArrowColumnVector) c).getValueVector();
+      if (!(v instanceof FieldVector)
+          || v.getValueCount() != batch.numRows()
+          || !ArrowShapes.sameShape(arrowSchema.getFields().get(i), v.getField())) {
+        return null;
+      }
+      out.add((FieldVector) v);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,103 @@
+package dev.tablecache.spark;
+
+import dev.tablecache.TableCache;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.spark.sql.columnar.CachedBatch;
+import org.apache.spark.sql.vectorized.ArrowColumnVector;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/**
+ * Decodes cached batches of one task, one at a time: only the projected columns, into vectors
+ * backed by native memory. Holds at most one decoded batch: decoding the next one, {@link
+ * #release()} and {@link #close()} (registered at task completion) free the previous one's
+ * native memory, so a task never pins all its batches.
+ */
+final class FrameDecoder implements AutoCloseable {
+
+  /** Distinct cache column indices to decode, in first-seen order. */
+  private final int[] decodeColumns;
+  /** For each output column, its position in {@link #decodeColumns}. */
+  private final int[] outputSlot;
+  private BufferAllocator allocator;
+  private VectorSchemaRoot current;
+  private boolean closed;
+
+  /** @param projection cache column index of every output column (duplicates allowed) */
+  FrameDecoder(int[] projection) {
+    Map<Integer, Integer> slots = new LinkedHashMap<>();
+    outputSlot = new int[projection.length];
+    for (int i = 0; i < projection.length; i++) {
+      outputSlot[i] = slots.computeIfAbsent(projection[i], k -> slots.size());
+    }
+    decodeColumns = slots.keySet().stream().mapToInt(Integer::intValue).toArray();
+    SparkCompat.onTaskCompletion(this::close);
+  }
+
+  /** Decodes {@code batch}, first releasing the previously decoded batch. */
+  synchronized ColumnarBatch decode(CachedBatch batch) {
+    release();
+    if (closed) {
+      throw new IllegalStateException("FrameDecoder is closed (task completed)");
+    }
+    if (!(batch instanceof NativeCachedBatch)) {
+      throw new IllegalStateException(
+          "tablecache cannot decode a "
+              + batch.getClass().getName()
+              + ": this cache was not written by NativeCachedBatchSerializer");
+    }
+    NativeCachedBatch b = (NativeCachedBatch) batch;
+    if (decodeColumns.length == 0) {
+      TableCacheMetrics.BATCHES_ROWS_ONLY.increment();
+      return new ColumnarBatch(new ColumnVector[0], b.numRows());
+    }
+    if (allocator == null) {
+      allocator = TaskAllocator.open("read");
+    }
+    VectorSchemaRoot root = TableCache.deserialize(b.frame(), decodeColumns, allocator);
+    current = root;
+    TableCacheMetrics.LIVE_DECODED_BATCHES.increment();
+    TableCacheMetrics.BATCHES_DECODED.increment();
+    if (root.getFieldVectors().size() != decodeColumns.length) {
+      release();
+      throw new IllegalStateException(
+          "decoded "
+              + root.getFieldVectors().size()
+              + " columns, expected "
+              + decodeColumns.length);
+    }
+    ArrowColumnVector[] decoded = new ArrowColumnVector[decodeColumns.length];
+    for (int i = 0; i < decoded.length; i++) {
+      decoded[i] = new ArrowColumnVector(root.getVector(i));
+    }
+    ColumnVector[] out = new ColumnVector[outputSlot.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = decoded[outputSlot[i]];
+    }
+    return new ColumnarBatch(out, b.numRows());
+  }
+
+  /** Frees the native memory of the batch decoded last, if any. */
+  synchronized void release() {
+    VectorSchemaRoot r = current;
+    if (r != null) {
+      current = null;
+      r.close();
+      TableCacheMetrics.LIVE_DECODED_BATCHES.decrement();
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    release();
+    TaskAllocator.close(allocator);
+    allocator = null;
+  }
+}

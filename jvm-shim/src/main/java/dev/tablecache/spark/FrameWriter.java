@@ -1,0 +1,115 @@
+package dev.tablecache.spark;
+
+import dev.tablecache.CacheFormat;
+import dev.tablecache.TableCache;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.arrow.ArrowWriter;
+
+/**
+ * Accumulates rows into one set of Arrow vectors with Spark's {@link ArrowWriter} and turns them
+ * into a frame when the batch is full. The vectors are allocated once (from a per-task child
+ * allocator) and reused for every batch of the task; {@link #close()} frees them.
+ */
+final class FrameWriter implements AutoCloseable {
+
+  /** How often (in rows) the writer's byte size is checked against the byte target. */
+  private static final int BYTE_CHECK_INTERVAL = 64;
+
+  private final Schema arrowSchema;
+  private final WriteSettings settings;
+  private BufferAllocator allocator;
+  private VectorSchemaRoot root;
+  private ArrowWriter writer;
+  private int rows;
+  private boolean closed;
+
+  FrameWriter(Schema arrowSchema, WriteSettings settings) {
+    this.arrowSchema = arrowSchema;
+    this.settings = settings;
+  }
+
+  void write(InternalRow row) {
+    if (writer == null) {
+      open();
+    }
+    writer.write(row);
+    rows++;
+  }
+
+  int rows() {
+    return rows;
+  }
+
+  /** Whether the pending batch reached the row or byte target. */
+  boolean full() {
+    if (rows >= settings.batchRows) {
+      return true;
+    }
+    return rows % BYTE_CHECK_INTERVAL == 0
+        && rows > 0
+        && SparkCompat.arrowWriterBytes(writer) >= settings.batchBytes;
+  }
+
+  /** Serializes the pending rows (at least one) and resets the vectors for the next batch. */
+  NativeCachedBatch flush() {
+    if (rows == 0) {
+      throw new IllegalStateException("no rows to flush");
+    }
+    writer.finish();
+    byte[] frame = TableCache.serialize(root, settings.options());
+    int n = rows;
+    writer.reset();
+    rows = 0;
+    return written(n, frame);
+  }
+
+  /** Serializes Arrow vectors owned by someone else as they are (zero copy); borrows them. */
+  static NativeCachedBatch serializeAsIs(List<FieldVector> vectors, int numRows, WriteSettings s) {
+    List<Field> fields = new ArrayList<>(vectors.size());
+    for (FieldVector v : vectors) {
+      fields.add(v.getField());
+    }
+    // This constructor only wraps: it neither allocates nor touches the vectors' value counts.
+    VectorSchemaRoot borrowed = new VectorSchemaRoot(fields, vectors, numRows);
+    byte[] frame = TableCache.serialize(borrowed, s.options());
+    TableCacheMetrics.ZERO_COPY_FRAMES.increment();
+    return written(numRows, frame);
+  }
+
+  private static NativeCachedBatch written(int numRows, byte[] frame) {
+    TableCacheMetrics.frameWritten(CacheFormat.detect(frame));
+    return new NativeCachedBatch(numRows, frame);
+  }
+
+  private void open() {
+    if (closed) {
+      throw new IllegalStateException("FrameWriter is closed");
+    }
+    allocator = TaskAllocator.open("write");
+    root = VectorSchemaRoot.create(arrowSchema, allocator);
+    writer = SparkCompat.createArrowWriter(root);
+  }
+
+  /** Frees the vectors and the allocator; idempotent. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (root != null) {
+      root.close();
+      root = null;
+      writer = null;
+    }
+    TaskAllocator.close(allocator);
+    allocator = null;
+  }
+}

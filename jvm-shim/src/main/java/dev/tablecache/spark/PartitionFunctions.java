@@ -1,0 +1,103 @@
+package dev.tablecache.spark;
+
+import java.io.Serializable;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.columnar.CachedBatch;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import scala.collection.Iterator;
+import scala.runtime.AbstractFunction1;
+
+/**
+ * The per-partition functions shipped to executors. Each is a small Serializable class holding
+ * only plain settings (never the serializer or a session), and builds its iterator on the
+ * executor.
+ */
+final class PartitionFunctions {
+
+  private PartitionFunctions() {}
+
+  private static Schema arrowSchema(StructType schema, String tz) {
+    Schema s = ArrowShapes.arrowSchemaOrNull(schema, tz);
+    if (s == null) {
+      throw new IllegalStateException("no Arrow mapping for cache schema " + schema.simpleString());
+    }
+    return s;
+  }
+
+  /** Rows → cached batches. */
+  static final class CacheRows
+      extends AbstractFunction1<Iterator<InternalRow>, Iterator<CachedBatch>>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final StructType schema;
+    private final WriteSettings settings;
+
+    CacheRows(StructType schema, WriteSettings settings) {
+      this.schema = schema;
+      this.settings = settings;
+    }
+
+    @Override
+    public Iterator<CachedBatch> apply(Iterator<InternalRow> rows) {
+      return new RowsToFrames(rows, arrowSchema(schema, settings.timeZoneId), settings);
+    }
+  }
+
+  /** Columnar batches → cached batches. */
+  static final class CacheColumnar
+      extends AbstractFunction1<Iterator<ColumnarBatch>, Iterator<CachedBatch>>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final StructType schema;
+    private final WriteSettings settings;
+
+    CacheColumnar(StructType schema, WriteSettings settings) {
+      this.schema = schema;
+      this.settings = settings;
+    }
+
+    @Override
+    public Iterator<CachedBatch> apply(Iterator<ColumnarBatch> batches) {
+      return new ColumnarToFrames(batches, arrowSchema(schema, settings.timeZoneId), settings);
+    }
+  }
+
+  /** Cached batches → columnar batches of the selected columns. */
+  static final class ReadColumnar
+      extends AbstractFunction1<Iterator<CachedBatch>, Iterator<ColumnarBatch>>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final int[] projection;
+
+    ReadColumnar(int[] projection) {
+      this.projection = projection;
+    }
+
+    @Override
+    public Iterator<ColumnarBatch> apply(Iterator<CachedBatch> batches) {
+      return new FramesToColumnar(batches, projection);
+    }
+  }
+
+  /** Cached batches → rows of the selected columns. */
+  static final class ReadRows
+      extends AbstractFunction1<Iterator<CachedBatch>, Iterator<InternalRow>>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final int[] projection;
+    private final DataType[] types;
+
+    ReadRows(int[] projection, DataType[] types) {
+      this.projection = projection;
+      this.types = types;
+    }
+
+    @Override
+    public Iterator<InternalRow> apply(Iterator<CachedBatch> batches) {
+      return new FramesToRows(batches, projection, types);
+    }
+  }
+}

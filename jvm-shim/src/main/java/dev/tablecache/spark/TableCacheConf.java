@@ -1,0 +1,130 @@
+package dev.tablecache.spark;
+
+import dev.tablecache.CacheFormat;
+import dev.tablecache.Codec;
+import dev.tablecache.WriteOptions;
+import java.util.Locale;
+import org.apache.spark.sql.internal.SQLConf;
+
+/**
+ * The {@code spark.tablecache.*} keys, read from the session's {@link SQLConf} on the driver. The
+ * README's configuration table documents the same keys and defaults.
+ */
+final class TableCacheConf {
+
+  static final String PREFIX = "spark.tablecache.";
+  /** v3 | v2 | legacy: the preferred frame format (older ones are the fallback). */
+  static final String FORMAT = PREFIX + "format";
+  /** true | false: write partition statistics (needed for batch pruning). */
+  static final String STATS = PREFIX + "stats";
+  /** lz4 | zstd | none | auto. */
+  static final String CODEC = PREFIX + "codec";
+  /** Rows per cached batch; default spark.sql.inMemoryColumnarStorage.batchSize. */
+  static final String BATCH_ROWS = PREFIX + "batchRows";
+  /** Upper bound of a cached batch's Arrow bytes when rows are coalesced/copied. */
+  static final String BATCH_BYTES = PREFIX + "batchBytes";
+  /** Arrow input batches with at least this many rows are cached as they are (zero copy). */
+  static final String ZERO_COPY_MIN_ROWS = PREFIX + "zeroCopyMinRows";
+  /** Bytes kept of a string min/max bound. */
+  static final String STRING_BOUND_LIMIT = PREFIX + "stringBoundLimit";
+  /** fallback | fail: what to do when the native library is unavailable. */
+  static final String ON_UNAVAILABLE = PREFIX + "onUnavailable";
+
+  static final long DEFAULT_BATCH_BYTES = 32L << 20;
+  /** Hard cap: a frame's column lengths are u32 and raw lengths must stay below 2^31. */
+  static final long MAX_BATCH_BYTES = 1L << 30;
+
+  private TableCacheConf() {}
+
+  /** The write settings of one cache build, captured on the driver and shipped to tasks. */
+  static WriteSettings writeSettings(SQLConf conf) {
+    int batchRows = intConf(conf, BATCH_ROWS, conf.columnBatchSize());
+    if (batchRows < 1) {
+      throw new IllegalArgumentException(BATCH_ROWS + " must be >= 1, got " + batchRows);
+    }
+    long batchBytes = bytesConf(conf, BATCH_BYTES, DEFAULT_BATCH_BYTES);
+    if (batchBytes < 1 || batchBytes > MAX_BATCH_BYTES) {
+      throw new IllegalArgumentException(
+          BATCH_BYTES + " must be in [1, " + MAX_BATCH_BYTES + "], got " + batchBytes);
+    }
+    int zeroCopyMinRows = intConf(conf, ZERO_COPY_MIN_ROWS, Math.max(1, batchRows / 2));
+    WriteOptions options =
+        WriteOptions.builder()
+            .preferredFormat(format(conf.getConfString(FORMAT, "v3")))
+            .stats(boolConf(conf, STATS, true))
+            .codec(Codec.parse(conf.getConfString(CODEC, "lz4")))
+            .stringBoundLimit(
+                intConf(conf, STRING_BOUND_LIMIT, WriteOptions.DEFAULT_STRING_BOUND_LIMIT))
+            .build();
+    return new WriteSettings(
+        options, batchRows, batchBytes, zeroCopyMinRows, conf.sessionLocalTimeZone());
+  }
+
+  /** Whether an unavailable native library must fail the query instead of falling back. */
+  static boolean failWhenUnavailable(SQLConf conf) {
+    String v = conf.getConfString(ON_UNAVAILABLE, "fallback").trim().toLowerCase(Locale.ROOT);
+    switch (v) {
+      case "fallback":
+        return false;
+      case "fail":
+        return true;
+      default:
+        throw new IllegalArgumentException(
+            ON_UNAVAILABLE + " must be 'fallback' or 'fail', got '" + v + "'");
+    }
+  }
+
+  static CacheFormat format(String value) {
+    switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "v3":
+        return CacheFormat.V3;
+      case "v2":
+        return CacheFormat.V2;
+      case "legacy":
+        return CacheFormat.LEGACY;
+      default:
+        throw new IllegalArgumentException(
+            FORMAT + " must be v3, v2 or legacy, got '" + value + "'");
+    }
+  }
+
+  private static int intConf(SQLConf conf, String key, int dflt) {
+    String v = conf.getConfString(key, null);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      return Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be an integer, got '" + v + "'", e);
+    }
+  }
+
+  private static boolean boolConf(SQLConf conf, String key, boolean dflt) {
+    String v = conf.getConfString(key, null);
+    if (v == null) {
+      return dflt;
+    }
+    switch (v.trim().toLowerCase(Locale.ROOT)) {
+      case "true":
+        return true;
+      case "false":
+        return false;
+      default:
+        throw new IllegalArgumentException(key + " must be true or false, got '" + v + "'");
+    }
+  }
+
+  /** Accepts Spark's byte strings ("32m", "1g", "4096b") and plain numbers of bytes. */
+  private static long bytesConf(SQLConf conf, String key, long dflt) {
+    String v = conf.getConfString(key, null);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      return org.apache.spark.network.util.JavaUtils.byteStringAsBytes(v.trim());
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(key + " must be a byte size, got '" + v + "'", e);
+    }
+  }
+}

@@ -1,0 +1,66 @@
+package dev.tablecache.spark;
+
+import dev.tablecache.WriteOptions;
+import java.io.Serializable;
+
+/**
+ * How one cache build writes its batches: captured from the session conf on the driver and
+ * shipped to every task (hence Serializable; {@link WriteOptions} is rebuilt per task from the
+ * plain fields).
+ */
+final class WriteSettings implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final String format;
+  private final boolean stats;
+  private final String codec;
+  private final int stringBoundLimit;
+  final int batchRows;
+  final long batchBytes;
+  final int zeroCopyMinRows;
+  final String timeZoneId;
+  private transient WriteOptions options;
+
+  WriteSettings(
+      WriteOptions options, int batchRows, long batchBytes, int zeroCopyMinRows, String tz) {
+    this.format = options.preferredFormat().name();
+    this.stats = options.stats();
+    this.codec = options.codec().name();
+    this.stringBoundLimit = options.stringBoundLimit();
+    this.batchRows = batchRows;
+    this.batchBytes = batchBytes;
+    this.zeroCopyMinRows = zeroCopyMinRows;
+    this.timeZoneId = tz;
+    this.options = options;
+  }
+
+  WriteOptions options() {
+    WriteOptions o = options;
+    if (o == null) {
+      o =
+          WriteOptions.builder()
+              .preferredFormat(dev.tablecache.CacheFormat.valueOf(format))
+              .stats(stats)
+              .codec(dev.tablecache.Codec.valueOf(codec))
+              .stringBoundLimit(stringBoundLimit)
+              .build();
+      options = o;
+    }
+    return o;
+  }
+
+  @Override
+  public String toString() {
+    return "WriteSettings{"
+        + options()
+        + ", batchRows="
+        + batchRows
+        + ", batchBytes="
+        + batchBytes
+        + ", zeroCopyMinRows="
+        + zeroCopyMinRows
+        + ", tz="
+        + timeZoneId
+        + "}";
+  }
+}

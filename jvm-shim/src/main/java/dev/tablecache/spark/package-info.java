@@ -1,0 +1,55 @@
+/**
+ * Spark's table cache ({@code df.cache()}, {@code persist(level)}, {@code CACHE TABLE}) through
+ * tablecache's native frames: {@link dev.tablecache.spark.NativeCachedBatchSerializer}.
+ *
+ * <h2>Use</h2>
+ * <pre>
+ * spark-submit --jars tablecache-&lt;version&gt;.jar \
+ *   --conf spark.sql.cache.serializer=dev.tablecache.spark.NativeCachedBatchSerializer ...
+ * </pre>
+ * {@code spark.sql.cache.serializer} is a static conf: set it before the session starts. With
+ * {@code spark.kryo.registrationRequired=true} also set
+ * {@code spark.kryo.registrator=dev.tablecache.spark.TableCacheKryoRegistrator} (or add
+ * {@code dev.tablecache.spark.NativeCachedBatch} to {@code spark.kryo.classesToRegister}).
+ *
+ * <h2>Configuration (runtime SQL confs, read when a cache is built)</h2>
+ * <table>
+ *   <caption>spark.tablecache.* keys</caption>
+ *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>spark.tablecache.format</td><td>v3</td><td>v3 | v2 | legacy: preferred frame
+ *       format; an older library falls back V3 → V2 → legacy (V2 needs stats).</td></tr>
+ *   <tr><td>spark.tablecache.stats</td><td>true</td><td>write min/max/null-count stats
+ *       (needed for batch pruning).</td></tr>
+ *   <tr><td>spark.tablecache.codec</td><td>lz4</td><td>lz4 | zstd | none | auto (lz4, stored
+ *       raw when it saves less than 1/8).</td></tr>
+ *   <tr><td>spark.tablecache.batchRows</td><td>spark.sql.inMemoryColumnarStorage.batchSize
+ *       (10000)</td><td>rows per cached batch.</td></tr>
+ *   <tr><td>spark.tablecache.batchBytes</td><td>32m</td><td>coalescing target: a batch is
+ *       closed when its Arrow buffers reach this size (at most 1g).</td></tr>
+ *   <tr><td>spark.tablecache.zeroCopyMinRows</td><td>batchRows / 2</td><td>Arrow input batches
+ *       ({@code ArrowColumnVector}s of the cache's types) with at least this many rows are cached
+ *       as they are, without a copy; smaller ones are copied and coalesced.</td></tr>
+ *   <tr><td>spark.tablecache.stringBoundLimit</td><td>256</td><td>bytes kept of a string
+ *       min/max bound.</td></tr>
+ *   <tr><td>spark.tablecache.onUnavailable</td><td>fallback</td><td>fallback | fail: when the
+ *       native library cannot be used on the driver, cache with Spark's default serializer (one
+ *       warning with the cause) or fail the query.</td></tr>
+ * </table>
+ *
+ * <h2>Design</h2>
+ * <ul>
+ *   <li>Writing: rows go to Arrow with Spark's {@code ArrowWriter} (vectors reused per task, from
+ *       a per-task child of Spark's Arrow allocator, freed at task end); columnar input is handed
+ *       over without a copy when it already is Arrow of the right shape, else copied once and
+ *       coalesced ({@link dev.tablecache.spark.ColumnarToFrames}).
+ *   <li>A cached batch is {@link dev.tablecache.spark.NativeCachedBatch}: row count and frame
+ *       bytes on heap; stats are parsed from the frame lazily, in pure Java.
+ *   <li>Pruning: {@link dev.tablecache.spark.StatsPredicates} (NaN-correct, missing bound =
+ *       unbounded, no bound pruning for collated strings and intervals).
+ *   <li>Reading: only the selected columns are decoded; a task holds at most one decoded batch
+ *       ({@link dev.tablecache.spark.FrameDecoder}). Columnar output is ArrowColumnVectors; row
+ *       output copies each row into an UnsafeRow.
+ *   <li>Everything Spark-version-specific is in {@link dev.tablecache.spark.SparkCompat}.
+ * </ul>
+ */
+package dev.tablecache.spark;

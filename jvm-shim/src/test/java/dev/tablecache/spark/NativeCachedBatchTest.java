@@ -1,0 +1,217 @@
+package dev.tablecache.spark;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tablecache.CacheFormat;
+import dev.tablecache.Codec;
+import dev.tablecache.TableCache;
+import dev.tablecache.WriteOptions;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.NullVector;
+import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.TimeStampMicroTZVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.spark.SparkConf;
+import org.apache.spark.serializer.KryoSerializer;
+import org.apache.spark.serializer.SerializerInstance;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.unsafe.types.UTF8String;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import scala.reflect.ClassTag$;
+
+/** The cached batch class without a Spark session: stats row, Java and Kryo encodings. */
+@Tag("spark")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class NativeCachedBatchTest {
+
+  static {
+    TestLogging.quiet();
+  }
+
+  private static final int ROWS = 4;
+  private BufferAllocator allocator;
+  private byte[] frame;
+
+  @BeforeAll
+  void writeFrame() {
+    allocator = new RootAllocator();
+    IntVector i = new IntVector("i", allocator);
+    SmallIntVector sh = new SmallIntVector("sh", allocator);
+    Float8Vector d = new Float8Vector("d", allocator);
+    VarCharVector s = new VarCharVector("s", allocator);
+    DecimalVector dec = new DecimalVector("dec", allocator, 10, 2);
+    DateDayVector dt = new DateDayVector("dt", allocator);
+    TimeStampMicroTZVector ts = new TimeStampMicroTZVector("ts", allocator, "UTC");
+    BitVector b = new BitVector("b", allocator);
+    IntVector allNull = new IntVector("allnull", allocator);
+    VarBinaryVector bin = new VarBinaryVector("bin", allocator);
+    NullVector nul = new NullVector("nul");
+    List<FieldVector> vectors = List.of(i, sh, d, s, dec, dt, ts, b, allNull, bin, nul);
+    for (FieldVector v : vectors) {
+      v.allocateNew();
+    }
+    int[] ints = {5, -3, 7, 0};
+    double[] doubles = {1.5, Double.NaN, -0.0, -2.25};
+    String[] strings = {"b", "", "ünï", "a"};
+    for (int r = 0; r < ROWS; r++) {
+      i.setSafe(r, ints[r]);
+      sh.setSafe(r, (short) (r * 1000 - 1500));
+      d.setSafe(r, doubles[r]);
+      s.setSafe(r, strings[r].getBytes(StandardCharsets.UTF_8));
+      dec.setSafe(r, new BigDecimal("12.34").multiply(BigDecimal.valueOf(r - 1)).setScale(2));
+      dt.setSafe(r, -25000 + r);
+      ts.setSafe(r, -1_000_000L * r);
+      b.setSafe(r, r % 2);
+      allNull.setNull(r);
+      if (r == 2) {
+        bin.setNull(r);
+      } else {
+        bin.setSafe(r, new byte[] {(byte) r});
+      }
+    }
+    nul.setValueCount(ROWS);
+    VectorSchemaRoot root = new VectorSchemaRoot(vectors);
+    root.setRowCount(ROWS);
+    frame = TableCache.serialize(root, WriteOptions.builder().codec(Codec.LZ4).build());
+    root.close();
+  }
+
+  @AfterAll
+  void close() {
+    allocator.close();
+  }
+
+  private static int col(int column, int field) {
+    return StatsRows.FIELDS_PER_COLUMN * column + field;
+  }
+
+  @Test
+  void statsRowHoldsCatalystValues() {
+    NativeCachedBatch batch = new NativeCachedBatch(ROWS, frame);
+    assertEquals(CacheFormat.V3, batch.format());
+    assertTrue(batch.hasStats());
+    assertEquals(frame.length, batch.sizeInBytes());
+    InternalRow st = batch.stats();
+    assertEquals(11 * StatsRows.FIELDS_PER_COLUMN, st.numFields());
+    // int
+    assertEquals(-3, st.getInt(col(0, 0)));
+    assertEquals(7, st.getInt(col(0, 1)));
+    assertEquals(0, st.getInt(col(0, 2)));
+    assertEquals(ROWS, st.getInt(col(0, 3)));
+    // smallint
+    assertEquals((short) -1500, st.getShort(col(1, 0)));
+    assertEquals((short) 1500, st.getShort(col(1, 1)));
+    // double: NaN is the upper bound, the zero bound is +0.0
+    assertEquals(-2.25, st.getDouble(col(2, 0)));
+    assertTrue(Double.isNaN(st.getDouble(col(2, 1))));
+    // string: byte order
+    assertEquals(UTF8String.fromString(""), st.getUTF8String(col(3, 0)));
+    assertEquals(UTF8String.fromString("ünï"), st.getUTF8String(col(3, 1)));
+    // decimal(10,2)
+    assertEquals(Decimal.apply(new BigDecimal("-12.34")), st.getDecimal(col(4, 0), 10, 2));
+    assertEquals(Decimal.apply(new BigDecimal("24.68")), st.getDecimal(col(4, 1), 10, 2));
+    // date (Int days) and timestamp (Long micros)
+    assertEquals(-25000, st.getInt(col(5, 0)));
+    assertEquals(-24997, st.getInt(col(5, 1)));
+    assertEquals(-3_000_000L, st.getLong(col(6, 0)));
+    assertEquals(0L, st.getLong(col(6, 1)));
+    // boolean
+    assertFalse(st.getBoolean(col(7, 0)));
+    assertTrue(st.getBoolean(col(7, 1)));
+    // all null: no bounds, null count = rows
+    assertTrue(st.isNullAt(col(8, 0)) && st.isNullAt(col(8, 1)));
+    assertEquals(ROWS, st.getInt(col(8, 2)));
+    // binary: no bounds, but real null counts (IS NULL prunes on them)
+    assertTrue(st.isNullAt(col(9, 0)) && st.isNullAt(col(9, 1)));
+    assertEquals(1, st.getInt(col(9, 2)));
+    assertEquals(ROWS, st.getInt(col(9, 3)));
+    // null type: every value is null
+    assertEquals(ROWS, st.getInt(col(10, 3)));
+    assertEquals(ROWS, st.getInt(col(10, 2)), "null count of a Null-typed column");
+    assertTrue(st.getLong(col(0, 4)) > 0, "column size");
+  }
+
+  @Test
+  void javaSerializationWritesOnlyTheBytes() throws Exception {
+    NativeCachedBatch batch = new NativeCachedBatch(ROWS, frame);
+    batch.stats(); // parsed stats are transient
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(batch);
+    }
+    assertTrue(
+        bytes.size() < frame.length + 120,
+        "java encoding " + bytes.size() + " bytes for a frame of " + frame.length);
+    NativeCachedBatch back;
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+      back = (NativeCachedBatch) in.readObject();
+    }
+    assertEquals(ROWS, back.numRows());
+    assertArrayEquals(frame, back.frame());
+    assertEquals(batch.stats().getInt(col(0, 1)), back.stats().getInt(col(0, 1)));
+  }
+
+  @Test
+  void kryoWritesOnlyTheBytesAndNeedsOneRegistration() {
+    SparkConf conf =
+        new SparkConf()
+            .set("spark.kryo.registrationRequired", "true")
+            .set("spark.kryo.registrator", TableCacheKryoRegistrator.class.getName());
+    SerializerInstance kryo = new KryoSerializer(conf).newInstance();
+    NativeCachedBatch batch = new NativeCachedBatch(ROWS, frame);
+    ByteBuffer buf = kryo.serialize(batch, ClassTag$.MODULE$.apply(NativeCachedBatch.class));
+    assertTrue(
+        buf.remaining() < frame.length + 16,
+        "kryo encoding " + buf.remaining() + " bytes for a frame of " + frame.length);
+    NativeCachedBatch back =
+        kryo.deserialize(buf, ClassTag$.MODULE$.apply(NativeCachedBatch.class));
+    assertEquals(ROWS, back.numRows());
+    assertArrayEquals(frame, back.frame());
+  }
+
+  @Test
+  void framesWithoutStatsAreNeverPruned() {
+    byte[] legacy;
+    try (IntVector v = new IntVector("x", allocator)) {
+      v.allocateNew(2);
+      v.setSafe(0, 1);
+      v.setSafe(1, 2);
+      v.setValueCount(2);
+      VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(v));
+      root.setRowCount(2);
+      legacy =
+          TableCache.serialize(
+              root, WriteOptions.builder().preferredFormat(CacheFormat.LEGACY).build());
+    }
+    NativeCachedBatch b = new NativeCachedBatch(2, legacy);
+    assertEquals(CacheFormat.LEGACY, b.format());
+    assertFalse(b.hasStats());
+    assertNull(b.stats().numFields() > 0 ? b.stats().get(0, null) : null);
+  }
+}

@@ -1,0 +1,283 @@
+package dev.tablecache.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.ColumnarToRowExec;
+import org.apache.spark.sql.execution.InputAdapter;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.WholeStageCodegenExec;
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
+import org.apache.spark.sql.execution.adaptive.QueryStageExec;
+import org.apache.spark.sql.execution.columnar.InMemoryRelation$;
+import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec;
+import scala.jdk.javaapi.CollectionConverters;
+
+/** Starting and stopping real local Spark sessions, and comparing query results exactly. */
+final class SparkTestSupport {
+
+  static {
+    TestLogging.quiet();
+  }
+
+  private SparkTestSupport() {}
+
+  /** A fresh local[2] session using NativeCachedBatchSerializer (or {@code serializer}). */
+  static SparkSession start(String appName, Map<String, String> conf) {
+    resetSerializer();
+    SparkSession.Builder b =
+        SparkSession.builder()
+            .master("local[2]")
+            .appName(appName)
+            .config("spark.sql.cache.serializer", NativeCachedBatchSerializer.class.getName())
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.default.parallelism", "4")
+            .config("spark.sql.session.timeZone", "America/Los_Angeles")
+            // Keep every query deterministic and fast on 2 cores.
+            .config("spark.sql.adaptive.enabled", "true")
+            .config("spark.sql.autoBroadcastJoinThreshold", "-1")
+            .config("spark.sql.inMemoryColumnarStorage.batchSize", "100")
+            .config("spark.sql.datetime.java8API.enabled", "true");
+    for (Map.Entry<String, String> e : conf.entrySet()) {
+      b.config(e.getKey(), e.getValue());
+    }
+    return b.getOrCreate();
+  }
+
+  static SparkSession start(String appName) {
+    return start(appName, Collections.emptyMap());
+  }
+
+  static void stop(SparkSession spark) {
+    if (spark != null) {
+      spark.catalog().clearCache();
+      spark.stop();
+    }
+    SparkSession.clearActiveSession();
+    SparkSession.clearDefaultSession();
+    resetSerializer();
+  }
+
+  /** Spark instantiates the cache serializer once per JVM: forget it between suites. */
+  static void resetSerializer() {
+    // private[columnar] in Scala, public in bytecode.
+    InMemoryRelation$.MODULE$.clearSerializer();
+  }
+
+  static Map<String, String> conf(String... kv) {
+    Map<String, String> m = new HashMap<>();
+    for (int i = 0; i < kv.length; i += 2) {
+      m.put(kv[i], kv[i + 1]);
+    }
+    return m;
+  }
+
+  // ---- the cache scan and its columnar output ----
+
+  static org.apache.spark.sql.classic.Dataset<Row> classic(Dataset<Row> df) {
+    return (org.apache.spark.sql.classic.Dataset<Row>) df;
+  }
+
+  /** The query's in-memory table scan, or null when it reads no cache. */
+  static InMemoryTableScanExec cacheScan(Dataset<Row> df) {
+    return findScan(classic(df).queryExecution().executedPlan());
+  }
+
+  private static InMemoryTableScanExec findScan(SparkPlan plan) {
+    if (plan instanceof InMemoryTableScanExec) {
+      return (InMemoryTableScanExec) plan;
+    }
+    if (plan instanceof AdaptiveSparkPlanExec) {
+      return findScan(((AdaptiveSparkPlanExec) plan).executedPlan());
+    }
+    if (plan instanceof QueryStageExec) {
+      return findScan(((QueryStageExec) plan).plan());
+    }
+    for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
+      InMemoryTableScanExec s = findScan(child);
+      if (s != null) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The rows of a plain projection of a cached table read through the serializer's columnar
+   * output ({@code executeColumnar}: ArrowColumnVectors), turned into rows by Spark's own
+   * ColumnarToRowExec. Vanilla Spark 4.0 reads caches row-wise unless a parent operator is
+   * columnar, so this drives the columnar path the way a columnar engine would.
+   */
+  static List<String> rowsViaColumnarOutput(
+      SparkSession spark, String projectionSql, boolean wholeStageCodegen) {
+    Dataset<Row> df = spark.sql(projectionSql);
+    InMemoryTableScanExec scan = cacheScan(df);
+    if (scan == null || !scan.supportsColumnar()) {
+      fail("no columnar cache scan in " + classic(df).queryExecution().executedPlan());
+    }
+    SparkPlan toRows = new ColumnarToRowExec(scan);
+    if (wholeStageCodegen) {
+      // generated code casts each column to the vectorTypes the serializer declared
+      toRows = new WholeStageCodegenExec(new ColumnarToRowExec(new InputAdapter(scan)), 1);
+    }
+    RDD<InternalRow> rows = toRows.execute();
+    org.apache.spark.sql.classic.SparkSession session =
+        (org.apache.spark.sql.classic.SparkSession) spark;
+    return rows(session.internalCreateDataFrame(rows, scan.schema(), false));
+  }
+
+  // ---- exact result comparison ----
+
+  /** The query's rows rendered exactly (NaN, -0.0, bytes, nested values), sorted. */
+  static List<String> rows(SparkSession spark, String sql) {
+    return rows(spark.sql(sql));
+  }
+
+  static List<String> rows(Dataset<Row> df) {
+    List<Row> collected = df.collectAsList();
+    List<String> out = new ArrayList<>(collected.size());
+    for (Row r : collected) {
+      out.add(render(r));
+    }
+    Collections.sort(out);
+    return out;
+  }
+
+  /** Runs tagged queries (see {@link TestTables.Query}); rendered rows by query number. */
+  static Map<Integer, List<String>> tagged(SparkSession spark, String sql) {
+    Map<Integer, List<String>> out = new java.util.TreeMap<>();
+    for (Row r : spark.sql(sql).collectAsList()) {
+      out.computeIfAbsent(r.getInt(0), k -> new ArrayList<>()).add(String.valueOf(r.get(1)));
+    }
+    for (List<String> l : out.values()) {
+      Collections.sort(l);
+    }
+    return out;
+  }
+
+  /** Every query of {@code queries} has the same rows in {@code actual} as in {@code expected}. */
+  static void assertSameTagged(
+      List<TestTables.Query> queries,
+      Map<Integer, List<String>> expected,
+      Map<Integer, List<String>> actual,
+      String what) {
+    StringBuilder failures = new StringBuilder();
+    for (TestTables.Query q : queries) {
+      List<String> e = expected.getOrDefault(q.number, Collections.emptyList());
+      List<String> a = actual.getOrDefault(q.number, Collections.emptyList());
+      if (!e.equals(a)) {
+        List<String> missing = new ArrayList<>(e);
+        missing.removeAll(a);
+        List<String> extra = new ArrayList<>(a);
+        extra.removeAll(e);
+        failures
+            .append("\n  ")
+            .append(q)
+            .append(": expected ")
+            .append(e.size())
+            .append(" rows, got ")
+            .append(a.size())
+            .append("; missing ")
+            .append(head(missing))
+            .append("; unexpected ")
+            .append(head(extra));
+      }
+    }
+    if (failures.length() > 0) {
+      fail(what + ":" + failures + "\n  metrics: " + TableCacheMetrics.summary());
+    }
+  }
+
+  private static List<String> head(List<String> l) {
+    List<String> out = new ArrayList<>();
+    for (String s : l.subList(0, Math.min(3, l.size()))) {
+      out.add(s.length() > 200 ? s.substring(0, 200) + "…" : s);
+    }
+    return out;
+  }
+
+  static void assertSameRows(List<String> expected, List<String> actual, String what) {
+    if (!expected.equals(actual)) {
+      StringBuilder sb = new StringBuilder();
+      sb.append(what)
+          .append(": expected ")
+          .append(expected.size())
+          .append(" rows, got ")
+          .append(actual.size());
+      List<String> missing = new ArrayList<>(expected);
+      missing.removeAll(actual);
+      List<String> extra = new ArrayList<>(actual);
+      extra.removeAll(expected);
+      sb.append("\n  missing (first 5): ").append(missing.subList(0, Math.min(5, missing.size())));
+      sb.append("\n  unexpected (first 5): ").append(extra.subList(0, Math.min(5, extra.size())));
+      sb.append("\n  metrics: ").append(TableCacheMetrics.summary());
+      fail(sb.toString());
+    }
+    assertEquals(expected.size(), actual.size());
+  }
+
+  static String render(Object v) {
+    if (v == null) {
+      return "null";
+    }
+    if (v instanceof Row) {
+      Row r = (Row) v;
+      StringBuilder sb = new StringBuilder("[");
+      for (int i = 0; i < r.length(); i++) {
+        if (i > 0) {
+          sb.append(", ");
+        }
+        sb.append(render(r.get(i)));
+      }
+      return sb.append(']').toString();
+    }
+    if (v instanceof byte[]) {
+      StringBuilder sb = new StringBuilder("0x");
+      for (byte b : (byte[]) v) {
+        sb.append(String.format("%02x", b & 0xFF));
+      }
+      return sb.toString();
+    }
+    if (v instanceof Double) {
+      return "d:" + Double.toString((Double) v) + "/" + Long.toHexString(Double.doubleToRawLongBits((Double) v));
+    }
+    if (v instanceof Float) {
+      return "f:" + Float.toString((Float) v) + "/" + Integer.toHexString(Float.floatToRawIntBits((Float) v));
+    }
+    if (v instanceof BigDecimal) {
+      return "dec:" + ((BigDecimal) v).toString();
+    }
+    if (v instanceof scala.collection.Map) {
+      List<String> entries = new ArrayList<>();
+      for (Map.Entry<?, ?> e :
+          CollectionConverters.asJava((scala.collection.Map<?, ?>) v).entrySet()) {
+        entries.add(render(e.getKey()) + "->" + render(e.getValue()));
+      }
+      Collections.sort(entries);
+      return "map" + entries;
+    }
+    if (v instanceof scala.collection.Seq) {
+      List<String> items = new ArrayList<>();
+      for (Object o : CollectionConverters.asJava((scala.collection.Seq<?>) v)) {
+        items.add(render(o));
+      }
+      return "seq" + items;
+    }
+    return v.getClass().getSimpleName() + ":" + v;
+  }
+}

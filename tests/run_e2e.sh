@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# End-to-end test of the Spark plugin with PySpark from PyPI.
+#
+# For each PySpark version in PYSPARK_VERSIONS (default: "4.0.1 4.3.0", two Spark lines), makes
+# a virtualenv under $TABLECACHE_E2E_HOME (default ~/.cache/tablecache-e2e) with that pyspark
+# installed by pip if it is missing, then runs tests/e2e_cache.py through spark-submit on
+# local-cluster[2,1,1024] (two executor JVMs) with the tablecache jar, once with Java
+# serialization and once with Kryo (registrationRequired). Every run prints
+# "e2e: N passed, N failed"; the script exits non-zero if any run fails.
+#
+#   tests/run_e2e.sh                          # build the jar if missing, run both versions
+#   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
+#   TABLECACHE_JAR=/path/to/tablecache.jar tests/run_e2e.sh
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VERSIONS="${PYSPARK_VERSIONS:-4.0.1 4.3.0}"
+E2E_HOME="${TABLECACHE_E2E_HOME:-$HOME/.cache/tablecache-e2e}"
+PYTHON="${PYTHON:-python3}"
+
+jar="${TABLECACHE_JAR:-}"
+if [[ -z "$jar" ]]; then
+  jar="$(ls "$ROOT"/jvm-shim/target/tablecache-*.jar 2>/dev/null | grep -v -e sources -e tests | head -n1 || true)"
+  if [[ -z "$jar" ]]; then
+    echo "run_e2e: building the jar (mvn package -DskipTests)"
+    mvn -B -q -f "$ROOT/jvm-shim/pom.xml" package -DskipTests
+    jar="$(ls "$ROOT"/jvm-shim/target/tablecache-*.jar | grep -v -e sources -e tests | head -n1)"
+  fi
+fi
+if ! unzip -l "$jar" | grep -q 'libtablecache.so'; then
+  echo "run_e2e: $jar does not contain libtablecache.so (build it with scripts/build.sh)" >&2
+  exit 1
+fi
+echo "run_e2e: jar $jar"
+
+if [[ -z "${JAVA_HOME:-}" ]]; then
+  JAVA_HOME="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
+  export JAVA_HOME
+fi
+
+status=0
+for version in $VERSIONS; do
+  venv="$E2E_HOME/pyspark-$version"
+  if [[ ! -x "$venv/bin/spark-submit" ]]; then
+    echo "run_e2e: installing pyspark==$version into $venv"
+    "$PYTHON" -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "pyspark==$version"
+  fi
+  export SPARK_HOME="$("$venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
+  export PYSPARK_PYTHON="$venv/bin/python"
+  export PYSPARK_DRIVER_PYTHON="$venv/bin/python"
+  export SPARK_LOCAL_IP=127.0.0.1
+  for serializer in java kryo; do
+    extra=()
+    if [[ "$serializer" == kryo ]]; then
+      extra=(--conf spark.serializer=org.apache.spark.serializer.KryoSerializer
+             --conf spark.kryo.registrationRequired=true
+             --conf spark.kryo.registrator=dev.tablecache.spark.TableCacheKryoRegistrator)
+    fi
+    echo "run_e2e: pyspark $version, $serializer serialization"
+    if ! "$venv/bin/spark-submit" \
+        --master 'local-cluster[2,1,1024]' \
+        --jars "$jar" \
+        --conf spark.sql.cache.serializer=dev.tablecache.spark.NativeCachedBatchSerializer \
+        --conf spark.sql.inMemoryColumnarStorage.batchSize=200 \
+        --conf spark.sql.shuffle.partitions=4 \
+        --conf spark.ui.enabled=false \
+        --conf spark.log.level=WARN \
+        "${extra[@]}" \
+        "$ROOT/tests/e2e_cache.py"; then
+      echo "run_e2e: FAILED for pyspark $version ($serializer)" >&2
+      status=1
+    fi
+  done
+done
+exit $status
