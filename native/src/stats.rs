@@ -124,7 +124,8 @@ impl ColumnStats {
 
 /// Computes the stats of one column.
 pub fn compute(array: &dyn Array, size_in_bytes: u64, string_limit: usize) -> Result<ColumnStats> {
-    let null_count = to_u32(array.null_count(), "null count")?;
+    // Logical nulls: a Null-typed array has no validity buffer, yet every slot is null.
+    let null_count = to_u32(array.logical_null_count(), "null count")?;
     let row_count = to_u32(array.len(), "row count")?;
     let mut stats = ColumnStats {
         null_count,
@@ -535,6 +536,11 @@ mod tests {
         assert_eq!(
             (s.lower, s.upper, s.unsupported, s.null_count, s.row_count),
             (None, None, false, 2, 2)
+        );
+        let s = stats_of(Arc::new(arrow_array::NullArray::new(4)), 8);
+        assert_eq!(
+            (s.null_count, s.row_count, s.unsupported, s.lower),
+            (4, 4, true, None)
         );
         let s = stats_of(Arc::new(arrow_array::BinaryArray::from(vec![&b"x"[..]])), 8);
         assert!(s.unsupported && s.lower.is_none() && s.upper.is_none());
