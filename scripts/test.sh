@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # The project's test command (README): Rust checks and tests, then the JVM and Spark suites.
-#   TABLECACHE_FULL=1 ./scripts/test.sh   runs the long-running sizes (see README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
