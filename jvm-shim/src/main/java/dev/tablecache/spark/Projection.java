@@ -1,6 +1,7 @@
 package dev.tablecache.spark;
 
 import java.util.List;
+import java.util.function.Predicate;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 
 /** Maps selected attributes to cache column indices. */
@@ -20,40 +21,35 @@ final class Projection {
     return out;
   }
 
+  private static final int NONE = -1;
+  private static final int AMBIGUOUS = -2;
+
   private static int indexOf(List<Attribute> cache, Attribute a) {
-    for (int j = 0; j < cache.size(); j++) {
-      if (cache.get(j).exprId().equals(a.exprId())) {
-        return j;
-      }
+    int found = uniqueMatch(cache, c -> c.exprId().equals(a.exprId()));
+    if (found == NONE) {
+      found = uniqueMatch(cache, c -> c.name().equals(a.name()));
     }
-    int found = -1;
-    for (int j = 0; j < cache.size(); j++) {
-      if (cache.get(j).name().equals(a.name())) {
-        if (found >= 0) {
-          found = -2;
-          break;
-        }
-        found = j;
-      }
+    if (found == NONE) {
+      found = uniqueMatch(cache, c -> c.name().equalsIgnoreCase(a.name()));
     }
     if (found >= 0) {
       return found;
     }
-    if (found == -1) {
-      for (int j = 0; j < cache.size(); j++) {
-        if (cache.get(j).name().equalsIgnoreCase(a.name())) {
-          if (found >= 0) {
-            found = -2;
-            break;
-          }
-          found = j;
-        }
-      }
-      if (found >= 0) {
-        return found;
-      }
-    }
     throw new IllegalArgumentException(
         "selected attribute " + a + " is not (uniquely) a column of the cache " + cache);
+  }
+
+  /** The only index matching {@code test}, {@link #NONE}, or {@link #AMBIGUOUS}. */
+  private static int uniqueMatch(List<Attribute> cache, Predicate<Attribute> test) {
+    int found = NONE;
+    for (int j = 0; j < cache.size(); j++) {
+      if (test.test(cache.get(j))) {
+        if (found != NONE) {
+          return AMBIGUOUS;
+        }
+        found = j;
+      }
+    }
+    return found;
   }
 }
