@@ -371,7 +371,8 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_version<'local>(
         .resolve::<ThrowTableCacheException>()
 }
 
-/// JNI export `NativeCodec.allocationStats`: `{live handles, bytes they hold}`.
+/// JNI export `NativeCodec.allocationStats`: `{live handles, bytes they hold, allocator
+/// allocated bytes, allocator resident bytes}`; the last two are -1 without jemalloc.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_allocationStats<'local>(
     mut unowned: EnvUnowned<'local>,
@@ -380,9 +381,16 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_allocationStats<'loca
     unowned
         .with_env(|env| -> JniResult<JLongArray<'local>> {
             let (handles, bytes) = export::live();
-            let array = env.new_long_array(2)?;
-            array.set_region(env, 0, &[handles, bytes])?;
+            let (allocated, resident) = crate::allocator_stats()
+                .map(|(a, r)| (saturating_i64(a), saturating_i64(r)))
+                .unwrap_or((-1, -1));
+            let array = env.new_long_array(4)?;
+            array.set_region(env, 0, &[handles, bytes, allocated, resident])?;
             Ok(array)
         })
         .resolve::<ThrowTableCacheException>()
+}
+
+fn saturating_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
 }

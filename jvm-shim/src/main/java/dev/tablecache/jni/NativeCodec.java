@@ -42,6 +42,10 @@ public final class NativeCodec {
   /** The library's version (its Cargo package version). */
   public static native String version();
 
-  /** {@code {live column handles, bytes held by them}}, for leak tests. */
+  /**
+   * {@code {live column handles, bytes held by them, allocator allocated bytes, allocator resident
+   * bytes}} for leak and soak tests; the allocator figures come from jemalloc and are -1 when the
+   * library was built without it.
+   */
   public static native long[] allocationStats();
 }
