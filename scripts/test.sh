@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
 # The project's test command (README): Rust checks and tests, then the JVM and Spark suites.
+#   ./scripts/test.sh          CI-sized suites
+#   ./scripts/test.sh --full   full-sized mutation, soak, concurrency and fault suites
+#                              (same as TABLECACHE_TEST_SCALE=full; tens of minutes more)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+for arg in "$@"; do
+  case "$arg" in
+    --full) export TABLECACHE_TEST_SCALE=full ;;
+    *) echo "usage: $0 [--full]" >&2; exit 2 ;;
+  esac
+done
 
 step() { printf '\n== %s ==\n' "$*"; }
 

@@ -98,10 +98,14 @@ final class ColumnarToFrames extends AbstractIterator<CachedBatch> {
     List<FieldVector> out = new ArrayList<>(cols);
     for (int i = 0; i < cols; i++) {
       ColumnVector c = batch.column(i);
-      if (!(c instanceof ArrowColumnVector)) {
+      ValueVector v;
+      if (c instanceof ArrowColumnVector) {
+        v = ((ArrowColumnVector) c).getValueVector();
+      } else if (c instanceof NativeColumnVector) {
+        v = ((NativeColumnVector) c).getValueVector(); // a cached table's own output
+      } else {
         return null;
       }
-      ValueVector v = ((ArrowColumnVector) c).getValueVector();
       if (!(v instanceof FieldVector)
           || v.getValueCount() != batch.numRows()
           || !ArrowShapes.sameShape(arrowSchema.getFields().get(i), v.getField())) {

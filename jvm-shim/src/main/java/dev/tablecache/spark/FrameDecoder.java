@@ -1,11 +1,15 @@
 package dev.tablecache.spark;
 
 import dev.tablecache.TableCache;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.spark.sql.columnar.CachedBatch;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
@@ -22,18 +26,33 @@ final class FrameDecoder implements AutoCloseable {
   private final int[] decodeColumns;
   /** For each output column, its position in {@link #decodeColumns}. */
   private final int[] outputSlot;
+  /** Spark type of each decoded column. */
+  private final DataType[] decodeTypes;
   private BufferAllocator allocator;
   private VectorSchemaRoot current;
   private boolean closed;
 
-  /** @param projection cache column index of every output column (duplicates allowed) */
-  FrameDecoder(int[] projection) {
+  /**
+   * @param projection cache column index of every output column (duplicates allowed)
+   * @param outputTypes Spark type of every output column
+   */
+  FrameDecoder(int[] projection, DataType[] outputTypes) {
+    if (outputTypes.length != projection.length) {
+      throw new IllegalArgumentException(
+          projection.length + " projected columns but " + outputTypes.length + " types");
+    }
     Map<Integer, Integer> slots = new LinkedHashMap<>();
     outputSlot = new int[projection.length];
+    List<DataType> types = new ArrayList<>();
     for (int i = 0; i < projection.length; i++) {
+      int before = slots.size();
       outputSlot[i] = slots.computeIfAbsent(projection[i], k -> slots.size());
+      if (slots.size() > before) {
+        types.add(outputTypes[i]);
+      }
     }
     decodeColumns = slots.keySet().stream().mapToInt(Integer::intValue).toArray();
+    decodeTypes = types.toArray(new DataType[0]);
     SparkCompat.onTaskCompletion(this::close);
   }
 
@@ -69,15 +88,31 @@ final class FrameDecoder implements AutoCloseable {
               + " columns, expected "
               + decodeColumns.length);
     }
-    ArrowColumnVector[] decoded = new ArrowColumnVector[decodeColumns.length];
+    ColumnVector[] decoded = new ColumnVector[decodeColumns.length];
     for (int i = 0; i < decoded.length; i++) {
-      decoded[i] = new ArrowColumnVector(root.getVector(i));
+      decoded[i] = vectorOf(root.getVector(i), decodeTypes[i]);
     }
     ColumnVector[] out = new ColumnVector[outputSlot.length];
     for (int i = 0; i < out.length; i++) {
       out[i] = decoded[outputSlot[i]];
     }
     return new ColumnarBatch(out, b.numRows());
+  }
+
+  /**
+   * The column vector Spark reads a decoded column through; {@link
+   * NativeCachedBatchSerializer#vectorTypes} reports the same class per type.
+   */
+  static ColumnVector vectorOf(ValueVector v, DataType type) {
+    return NativeColumnVector.supports(type)
+        ? NativeColumnVector.wrap(v, type)
+        : new ArrowColumnVector(v);
+  }
+
+  /** The class {@link #vectorOf} returns for a column of this type. */
+  static String vectorClassOf(DataType type) {
+    return (NativeColumnVector.supports(type) ? NativeColumnVector.class : ArrowColumnVector.class)
+        .getName();
   }
 
   /** Frees the native memory of the batch decoded last, if any. */

@@ -3,6 +3,7 @@ package dev.tablecache.spark;
 import java.util.NoSuchElementException;
 import org.apache.spark.sql.columnar.CachedBatch;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.sql.types.DataType;
 import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
 
@@ -16,9 +17,9 @@ final class FramesToColumnar extends AbstractIterator<ColumnarBatch> {
   private final Iterator<CachedBatch> in;
   private final FrameDecoder decoder;
 
-  FramesToColumnar(Iterator<CachedBatch> in, int[] projection) {
+  FramesToColumnar(Iterator<CachedBatch> in, int[] projection, DataType[] outputTypes) {
     this.in = in;
-    this.decoder = new FrameDecoder(projection);
+    this.decoder = new FrameDecoder(projection, outputTypes);
   }
 
   @Override

@@ -22,7 +22,7 @@ final class FramesToRows extends AbstractIterator<InternalRow> {
 
   FramesToRows(Iterator<CachedBatch> in, int[] projection, DataType[] outputTypes) {
     this.in = in;
-    this.decoder = new FrameDecoder(projection);
+    this.decoder = new FrameDecoder(projection, outputTypes);
     this.toUnsafe = UnsafeProjection.create(outputTypes);
   }
 

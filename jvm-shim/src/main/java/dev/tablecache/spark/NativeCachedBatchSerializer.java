@@ -1,7 +1,6 @@
 package dev.tablecache.spark;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -13,7 +12,6 @@ import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.storage.StorageLevel;
 import scala.Function2;
@@ -117,10 +115,11 @@ public class NativeCachedBatchSerializer extends SimpleMetricsCachedBatchSeriali
     if (Fallback.nativeUnavailable(conf)) {
       return Fallback.DEFAULT.vectorTypes(attributes, conf);
     }
-    int n = attributes.size();
-    return Option.apply(
-        SparkCompat.toScala(
-            new ArrayList<>(Collections.nCopies(n, ArrowColumnVector.class.getName()))));
+    List<String> classes = new ArrayList<>();
+    for (Attribute a : SparkCompat.toJava(attributes)) {
+      classes.add(FrameDecoder.vectorClassOf(a.dataType()));
+    }
+    return Option.apply(SparkCompat.toScala(classes));
   }
 
   @Override
@@ -133,11 +132,10 @@ public class NativeCachedBatchSerializer extends SimpleMetricsCachedBatchSeriali
       return Fallback.DEFAULT.convertCachedBatchToColumnarBatch(
           input, cacheAttributes, selectedAttributes, conf);
     }
-    int[] projection =
-        Projection.indices(
-            SparkCompat.toJava(cacheAttributes), SparkCompat.toJava(selectedAttributes));
+    List<Attribute> selected = SparkCompat.toJava(selectedAttributes);
+    int[] projection = Projection.indices(SparkCompat.toJava(cacheAttributes), selected);
     return input.mapPartitions(
-        new PartitionFunctions.ReadColumnar(projection),
+        new PartitionFunctions.ReadColumnar(projection, typesOf(selected)),
         false,
         SparkCompat.classTag(ColumnarBatch.class));
   }
@@ -154,13 +152,17 @@ public class NativeCachedBatchSerializer extends SimpleMetricsCachedBatchSeriali
     }
     List<Attribute> selected = SparkCompat.toJava(selectedAttributes);
     int[] projection = Projection.indices(SparkCompat.toJava(cacheAttributes), selected);
-    DataType[] types = new DataType[selected.size()];
-    for (int i = 0; i < types.length; i++) {
-      types[i] = selected.get(i).dataType();
-    }
     return input.mapPartitions(
-        new PartitionFunctions.ReadRows(projection, types),
+        new PartitionFunctions.ReadRows(projection, typesOf(selected)),
         false,
         SparkCompat.classTag(InternalRow.class));
+  }
+
+  private static DataType[] typesOf(List<Attribute> attributes) {
+    DataType[] types = new DataType[attributes.size()];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = attributes.get(i).dataType();
+    }
+    return types;
   }
 }

@@ -71,14 +71,16 @@ final class PartitionFunctions {
       implements Serializable {
     private static final long serialVersionUID = 1L;
     private final int[] projection;
+    private final DataType[] types;
 
-    ReadColumnar(int[] projection) {
+    ReadColumnar(int[] projection, DataType[] types) {
       this.projection = projection;
+      this.types = types;
     }
 
     @Override
     public Iterator<ColumnarBatch> apply(Iterator<CachedBatch> batches) {
-      return new FramesToColumnar(batches, projection);
+      return new FramesToColumnar(batches, projection, types);
     }
   }
 

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The full side-by-side benchmark (docs: README "Benchmark"): Spark's default serializer, Spark
+# 4.3's ArrowCachedBatchSerializer (none, zstd) and ours (legacy, V2 ± stats, V3 ± stats, lz4;
+# V3 + stats zstd) on a real local Spark, each mode in its own Spark application, interleaved.
+# Writes raw.json, summary.md and chart.png to bench/results/ (or --out), plus the criterion
+# numbers of the native codec. Takes about an hour at the default scale on 2 cores.
+#
+#   scripts/bench.sh                                 # 20M rows, 16 partitions, 3 iterations
+#   scripts/bench.sh --rows 2000000 --iterations 1   # quick look
+#   scripts/bench.sh --modes spark-default,tc-v3-stats-lz4 --out /tmp/b
+#   scripts/bench.sh --no-criterion                  # skip `cargo bench`
+# Other flags (--partitions, --reps, --cores, --driver-memory) pass to scripts/bench/run.py.
+# PYSPARK_VERSION (default 4.3.0, the first with the Arrow cache) picks the Spark.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+source "$ROOT/scripts/lib/pyspark-env.sh"
+
+out="$ROOT/bench/results"
+criterion=1
+args=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --out) out="$2"; shift 2 ;;
+    --no-criterion) criterion=0; shift ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+
+jar="$(tablecache_jar)"
+pyspark_env "${PYSPARK_VERSION:-4.3.0}"
+if ! "$PYSPARK_VENV/bin/python" -c 'import matplotlib' 2>/dev/null; then
+  echo "bench: installing matplotlib into $PYSPARK_VENV" >&2
+  "$PYSPARK_VENV/bin/pip" install --quiet --disable-pip-version-check matplotlib
+fi
+
+crit_args=()
+if [[ $criterion == 1 ]]; then
+  echo "bench: native codec micro-benchmarks (cargo bench --bench codec)" >&2
+  (cd "$ROOT" && cargo bench -p tablecache --bench codec -- --warm-up-time 1 --measurement-time 3 >&2)
+  crit_args=(--criterion "$ROOT/target/criterion")
+fi
+
+"$PYSPARK_VENV/bin/python" "$ROOT/scripts/bench/run.py" --python "$PYSPARK_VENV/bin/python" \
+  --jar "$jar" --out "$out" "${crit_args[@]}" "${args[@]}"
+echo "bench: wrote $out/summary.md, $out/raw.json, $out/chart.png" >&2

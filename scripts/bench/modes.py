@@ -1,0 +1,49 @@
+"""The serializer modes the benchmark compares, keyed by name, in display order."""
+
+DEFAULT = "org.apache.spark.sql.execution.columnar.DefaultCachedBatchSerializer"
+ARROW = "org.apache.spark.sql.execution.columnar.ArrowCachedBatchSerializer"
+OURS = "dev.tablecache.spark.NativeCachedBatchSerializer"
+
+
+def _ours(label, fmt, stats, codec):
+    return {
+        "label": label,
+        "conf": {
+            "spark.sql.cache.serializer": OURS,
+            "spark.tablecache.format": fmt,
+            "spark.tablecache.stats": "true" if stats else "false",
+            "spark.tablecache.codec": codec,
+        },
+    }
+
+
+MODES = {
+    "spark-default": {"label": "Spark default", "conf": {"spark.sql.cache.serializer": DEFAULT}},
+    "spark-arrow": {
+        "label": "Spark Arrow",
+        "needs_arrow": True,
+        "conf": {
+            "spark.sql.cache.serializer": ARROW,
+            "spark.sql.execution.arrow.compression.codec": "none",
+        },
+    },
+    "spark-arrow-zstd": {
+        "label": "Spark Arrow zstd",
+        "needs_arrow": True,
+        "conf": {
+            "spark.sql.cache.serializer": ARROW,
+            "spark.sql.execution.arrow.compression.codec": "zstd",
+        },
+    },
+    "tc-legacy-lz4": _ours("ours legacy lz4", "legacy", False, "lz4"),
+    "tc-v2-lz4": _ours("ours V2 lz4", "v2", False, "lz4"),
+    "tc-v2-stats-lz4": _ours("ours V2+stats lz4", "v2", True, "lz4"),
+    "tc-v3-lz4": _ours("ours V3 lz4", "v3", False, "lz4"),
+    "tc-v3-stats-lz4": _ours("ours V3+stats lz4", "v3", True, "lz4"),
+    "tc-v3-stats-zstd": _ours("ours V3+stats zstd", "v3", True, "zstd"),
+}
+
+# The mode the targets are stated for, and the reference every ratio divides by.
+HEADLINE = "tc-v3-stats-lz4"
+HEADLINE_ZSTD = "tc-v3-stats-zstd"
+BASELINE = "spark-default"

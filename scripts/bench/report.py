@@ -1,0 +1,248 @@
+"""Turns a benchmark's raw.json into the markdown summary (medians, ratios, targets) and a chart."""
+
+import glob
+import json
+import os
+import statistics
+from dataclasses import dataclass, field
+
+from modes import BASELINE, HEADLINE, HEADLINE_ZSTD, MODES
+
+PHASES = [
+    ("build", "build"),
+    ("read_1_of_16", "read 1/16"),
+    ("read_4_of_16_groupby", "read 4/16 group-by"),
+    ("filter_point_2_of_16", "filter point 2/16"),
+    ("read_all_16", "read all 16"),
+]
+
+# Ratios of HEADLINE (or HEADLINE_ZSTD for the zstd footprint) to Spark default: at most these.
+TARGETS = [
+    ("footprint (lz4)", HEADLINE, "footprint", 0.85),
+    ("footprint (zstd)", HEADLINE_ZSTD, "footprint", 0.35),
+    ("build", HEADLINE, "build", 0.8),
+    ("read 1/16", HEADLINE, "read_1_of_16", 0.5),
+    ("read 4/16", HEADLINE, "read_4_of_16_groupby", 0.7),
+    ("filter point", HEADLINE, "filter_point_2_of_16", 0.7),
+    ("read all", HEADLINE, "read_all_16", 0.9),
+]
+V3_VS_V2_TARGET = 5.0
+
+
+@dataclass
+class Summary:
+    markdown: str
+    console: str
+    mismatches: list = field(default_factory=list)
+
+
+def phase_samples(result, phase, warmup=1):
+    """The session's timings of a phase; the first run of a repeated query is JIT warm-up."""
+    times = result["phases"][phase]
+    return times[warmup:] if phase != "build" and len(times) > warmup else times
+
+
+def medians(raw):
+    """{mode: {phase or 'footprint': median}} pooled over every session of the mode."""
+    out = {}
+    for mode in raw["modes"]:
+        runs = [r for r in raw["results"] if r["mode"] == mode]
+        if not runs:
+            continue
+        row = {"footprint": statistics.median(r["footprint_bytes"] for r in runs)}
+        for phase, _ in PHASES:
+            row[phase] = statistics.median(t for r in runs for t in phase_samples(r, phase))
+        row["generate"] = statistics.median(r["generate_s"] for r in runs)
+        row["disk"] = max(r["disk_bytes"] for r in runs)
+        out[mode] = row
+    return out
+
+
+def spread(raw, mode, phase):
+    """Relative spread (max-min)/median of a mode's phase samples: how noisy the figure is."""
+    samples = [t for r in raw["results"] if r["mode"] == mode for t in phase_samples(r, phase)]
+    if len(samples) < 2:
+        return 0.0
+    m = statistics.median(samples)
+    return (max(samples) - min(samples)) / m if m else 0.0
+
+
+def check_digests(raw):
+    """Every mode must return the same rows for every query."""
+    mismatches = []
+    seen = {}
+    for r in raw["results"]:
+        for query, d in r["digests"].items():
+            first = seen.setdefault(query, (r["mode"], d))
+            if first[1] != d:
+                mismatches.append(f"{query}: {first[0]} {first[1]} != {r['mode']} {d}")
+    return mismatches
+
+
+def fmt_seconds(s):
+    return f"{s * 1000:.0f} ms" if s < 1 else f"{s:.2f} s"
+
+
+def fmt_ratio(x):
+    return f"{x:.2f}"
+
+
+def machine_lines(raw):
+    m, c = raw["machine"], raw["config"]
+    return [
+        f"- Machine: {m['cpu']}, {m['cores']} cores, {m['memory']} RAM, Linux {m['kernel']}; "
+        f"load average {m['loadavg_start']:.1f} at start, {m['loadavg_end']:.1f} at end",
+        f"- Spark {m['spark']} (PySpark from PyPI, local[{c['cores']}], driver memory "
+        f"{c['driver_memory']}), {m['jdk']}, {m['python']}; tablecache commit {m['commit']}",
+        f"- Data: {c['rows']:,} rows x 16 columns (4 affine longs, 4 low-cardinality longs, 4 "
+        f"doubles, 4 low-cardinality strings), {c['partitions']} partitions, cached with `cache()` (MEMORY_AND_DISK, deserialized)",
+        f"- Method: each mode in a fresh Spark application, one cache alive at a time, "
+        f"{c['iterations']} iterations with the mode order rotated, each query run {c['reps']} "
+        f"times per session (the first discarded as warm-up); medians; {m['wall_minutes']} min in all",
+    ]
+
+
+def main_table(raw, med):
+    base = med.get(BASELINE)
+    head = ["mode", "footprint"] + [label for _, label in PHASES]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for mode, row in med.items():
+        cells = [MODES[mode]["label"]]
+        fp = f"{row['footprint'] / 2**20:.0f} MiB"
+        if base:
+            fp += f" ({row['footprint'] / base['footprint']:.2f})"
+        cells.append(fp)
+        for phase, _ in PHASES:
+            cell = fmt_seconds(row[phase])
+            if base:
+                cell += f" ({fmt_ratio(row[phase] / base[phase])})"
+            cells.append(cell)
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def targets_table(med):
+    base = med.get(BASELINE)
+    arrow = med.get("spark-arrow")
+    lines = ["| measure | target | ours / Spark default | met | ours / Spark Arrow |", "|---|---|---|---|---|"]
+    met_count = total = 0
+    for label, mode, key, target in TARGETS:
+        if mode not in med or not base:
+            continue
+        ratio = med[mode][key] / base[key]
+        met = ratio <= target
+        vs_arrow = f"{med[mode][key] / arrow[key]:.2f}" if arrow else "n/a"
+        if key == "footprint" and mode == HEADLINE_ZSTD and "spark-arrow-zstd" in med:
+            vs_arrow = f"{med[mode][key] / med['spark-arrow-zstd'][key]:.2f} (vs Arrow zstd)"
+        lines.append(f"| {label} | <= {target} | {ratio:.2f} | {'yes' if met else 'NO'} | {vs_arrow} |")
+        met_count += met
+        total += 1
+    for v3, v2 in ((HEADLINE, "tc-v2-stats-lz4"), ("tc-v3-lz4", "tc-v2-lz4")):
+        if v3 in med and v2 in med:
+            speedup = med[v2]["read_1_of_16"] / med[v3]["read_1_of_16"]
+            met = speedup >= V3_VS_V2_TARGET
+            lines.append(
+                f"| read 1/16: {MODES[v3]['label']} vs {MODES[v2]['label']} | >= {V3_VS_V2_TARGET}x "
+                f"faster | {speedup:.1f}x | {'yes' if met else 'NO'} | |")
+            met_count += met
+            total += 1
+    return lines, met_count, total
+
+
+def noise_lines(raw, med):
+    lines = ["| mode | " + " | ".join(label for _, label in PHASES) + " |", "|" + "---|" * (len(PHASES) + 1)]
+    for mode in med:
+        lines.append("| " + MODES[mode]["label"] + " | "
+                     + " | ".join(f"{spread(raw, mode, p):.0%}" for p, _ in PHASES) + " |")
+    return lines
+
+
+def criterion_lines(criterion_dir):
+    """Criterion's mean time and throughput per native benchmark, if `cargo bench` ran."""
+    rows = []
+    for bench in sorted(glob.glob(os.path.join(criterion_dir, "**", "new", "benchmark.json"), recursive=True)):
+        with open(bench) as f:
+            meta = json.load(f)
+        with open(os.path.join(os.path.dirname(bench), "estimates.json")) as f:
+            est = json.load(f)
+        mean_ns = est["mean"]["point_estimate"]
+        tp = (meta.get("throughput") or {}).get("Bytes")
+        rate = f"{tp / mean_ns * 1e9 / 2**30:.2f} GiB/s" if tp else ""
+        rows.append(f"| {meta['full_id']} | {mean_ns / 1e3:.1f} µs | {rate} |")
+    if not rows:
+        return []
+    return ["| benchmark | mean | throughput (Arrow bytes) |", "|---|---|---|"] + rows
+
+
+def summarize(raw, criterion_dir=None):
+    med = medians(raw)
+    mismatches = check_digests(raw)
+    targets, met, total = targets_table(med)
+    md = [f"# {raw['title']}", ""] + machine_lines(raw) + [
+        "",
+        "## Medians (ratio to Spark default in brackets; lower is better)",
+        "",
+    ] + main_table(raw, med) + [
+        "",
+        f"Generating the rows without caching takes {fmt_seconds(med[raw['modes'][0]]['generate'])}; "
+        "it is part of every build time.",
+        "",
+        f"## Targets ({met} of {total} met)",
+        "",
+    ] + targets + [
+        "",
+        "## Noise: (max - min) / median of each figure's samples",
+        "",
+    ] + noise_lines(raw, med)
+    if any(row["disk"] for row in med.values()):
+        md += ["", "**Warning:** some cache blocks spilled to disk; footprints include them."]
+    md += ["", "## Correctness", ""]
+    md.append("Every mode returned identical results for every query." if not mismatches
+              else "RESULTS DIFFER: " + "; ".join(mismatches))
+    if criterion_dir:
+        crit = criterion_lines(criterion_dir)
+        if crit:
+            md += ["", "## Native codec (criterion, `cargo bench --bench codec`, 10,000 rows x 16 columns)", ""] + crit
+    markdown = "\n".join(md) + "\n"
+    console = "\n".join(main_table(raw, med) + [""] + targets)
+    return Summary(markdown, console, mismatches)
+
+
+def chart(raw, path):
+    """Seconds per phase per mode (one panel per phase) and cache footprint."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    med = medians(raw)
+    modes = list(med)
+    labels = [MODES[m]["label"] for m in modes]
+    colors = ["#7f7f7f" if m.startswith("spark-default") else "#1f77b4" if m.startswith("spark-arrow")
+              else "#d62728" if m == HEADLINE else "#ff9896" for m in modes]
+    panels = [("footprint", "cache footprint (MiB)", 1 / 2**20)] + [(p, l + " (s)", 1.0) for p, l in PHASES]
+    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    for ax, (key, title, scale) in zip(axes.flat, panels):
+        values = [med[m][key] * scale for m in modes]
+        ax.barh(range(len(modes)), values, color=colors)
+        ax.set_yticks(range(len(modes)))
+        ax.set_yticklabels(labels, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_title(title, fontsize=10)
+        for i, v in enumerate(values):
+            ax.text(v, i, f" {v:.3g}", va="center", fontsize=7)
+        ax.margins(x=0.18)
+    c = raw["config"]
+    fig.suptitle(f"{raw['title']}: Spark {raw['machine']['spark']}, {c['rows']:,} rows x 16 columns, "
+                 f"{c['partitions']} partitions, local[{c['cores']}] (medians; lower is better)", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    import sys
+
+    with open(sys.argv[1]) as f:
+        data = json.load(f)
+    print(summarize(data, sys.argv[2] if len(sys.argv) > 2 else None).markdown)

@@ -1,0 +1,159 @@
+"""Side-by-side benchmark of Spark table-cache serializers on a real local Spark.
+
+Every (iteration, mode) pair runs in its own Spark application (scripts/bench/session.py), so one
+cache is alive at a time and no JIT or heap state leaks between modes; the mode order rotates
+every iteration so machine drift hits all modes alike. Writes raw.json, summary.md and chart.png
+into --out. Usage: see scripts/bench.sh and scripts/demo.sh.
+"""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+from modes import MODES
+import report
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def pyspark_version(python):
+    out = subprocess.run(
+        [python, "-c", "import pyspark; print(pyspark.__version__)"],
+        check=True, capture_output=True, text=True,
+    )
+    return out.stdout.strip()
+
+
+def version_tuple(text):
+    return tuple(int(p) for p in text.split(".")[:2] if p.isdigit())
+
+
+def select_modes(requested, spark_version):
+    """The requested modes in display order, without Arrow modes on a Spark that lacks them."""
+    names = [m for m in MODES if requested == "all" or m in requested.split(",")]
+    unknown = set(requested.split(",")) - set(MODES) - {"all"}
+    if unknown:
+        raise SystemExit(f"unknown modes: {', '.join(sorted(unknown))}; known: {', '.join(MODES)}")
+    if version_tuple(spark_version) < (4, 3):
+        skipped = [m for m in names if MODES[m].get("needs_arrow")]
+        if skipped:
+            print(f"bench: Spark {spark_version} has no ArrowCachedBatchSerializer; skipping "
+                  + ", ".join(skipped), file=sys.stderr)
+        names = [m for m in names if not MODES[m].get("needs_arrow")]
+    return names
+
+
+def machine(python, spark_version):
+    def first(path, key):
+        try:
+            with open(path) as f:
+                for line in f:
+                    if line.startswith(key):
+                        return line.split(":", 1)[1].strip()
+        except OSError:
+            pass
+        return "unknown"
+
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
+    commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    return {
+        "cpu": first("/proc/cpuinfo", "model name"),
+        "cores": os.cpu_count(),
+        "memory": first("/proc/meminfo", "MemTotal"),
+        "kernel": platform.release(),
+        "jdk": java[0] if java else "unknown",
+        "spark": spark_version,
+        "python": subprocess.run([python, "-V"], capture_output=True, text=True).stdout.strip(),
+        "commit": commit or "unknown",
+        "loadavg_start": os.getloadavg()[0],
+    }
+
+
+def run_session(args, mode, iteration):
+    cmd = [
+        args.python, os.path.join(HERE, "session.py"),
+        "--mode", mode, "--rows", str(args.rows), "--partitions", str(args.partitions),
+        "--reps", str(args.reps), "--iteration", str(iteration), "--cores", str(args.cores),
+        "--driver-memory", args.driver_memory, "--jar", args.jar,
+    ]
+    if args.jfr:
+        os.makedirs(args.jfr, exist_ok=True)
+        cmd += ["--jfr", args.jfr]
+    env = dict(os.environ, PYTHONPATH=HERE)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, timeout=args.timeout)
+    lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines:
+        raise SystemExit(f"bench: session {mode} #{iteration} failed (exit {proc.returncode})")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--python", required=True, help="python of a PySpark virtualenv")
+    parser.add_argument("--jar", required=True, help="the tablecache jar")
+    parser.add_argument("--rows", type=int, default=20_000_000)
+    parser.add_argument("--partitions", type=int, default=16)
+    parser.add_argument("--iterations", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=3, help="runs of each query per session")
+    parser.add_argument("--modes", default="all", help="comma-separated, or 'all'")
+    parser.add_argument("--cores", type=int, default=2, help="local[N]")
+    parser.add_argument("--driver-memory", default="8g")
+    parser.add_argument("--timeout", type=int, default=3600, help="seconds per session")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--criterion", help="criterion output dir to summarise (target/criterion)")
+    parser.add_argument("--title", default="tablecache benchmark")
+    parser.add_argument("--jfr", help="write a JFR profile of every session into this directory")
+    parser.add_argument("--no-chart", action="store_true", help="skip chart.png (no matplotlib)")
+    args = parser.parse_args()
+
+    spark_version = pyspark_version(args.python)
+    modes = select_modes(args.modes, spark_version)
+    info = machine(args.python, spark_version)
+    os.makedirs(args.out, exist_ok=True)
+    total = args.iterations * len(modes)
+    print(f"bench: Spark {spark_version}, {args.rows:,} rows x 16 columns, {args.partitions} "
+          f"partitions, {len(modes)} modes x {args.iterations} iterations ({total} sessions)",
+          file=sys.stderr, flush=True)
+
+    results = []
+    started = time.time()
+    for iteration in range(args.iterations):
+        # Rotate the order so no mode always runs first (cold machine) or last (hot machine).
+        shift = iteration % len(modes)
+        for mode in modes[shift:] + modes[:shift]:
+            done = len(results)
+            eta = "" if not done else f", ~{(time.time() - started) / done * (total - done) / 60:.0f} min left"
+            print(f"bench: [{done + 1}/{total}] {mode} (iteration {iteration + 1}{eta})",
+                  file=sys.stderr, flush=True)
+            results.append(run_session(args, mode, iteration))
+
+    info["loadavg_end"] = os.getloadavg()[0]
+    info["wall_minutes"] = round((time.time() - started) / 60, 1)
+    raw = {
+        "title": args.title,
+        "machine": info,
+        "config": {k: getattr(args, k) for k in ("rows", "partitions", "iterations", "reps", "cores",
+                                                 "driver_memory")},
+        "modes": modes,
+        "results": results,
+    }
+    with open(os.path.join(args.out, "raw.json"), "w") as f:
+        json.dump(raw, f, indent=1)
+    summary = report.summarize(raw, args.criterion)
+    with open(os.path.join(args.out, "summary.md"), "w") as f:
+        f.write(summary.markdown)
+    if not args.no_chart:
+        report.chart(raw, os.path.join(args.out, "chart.png"))
+    print(summary.console)
+    if summary.mismatches:
+        print("bench: RESULTS DIFFER BETWEEN MODES: " + "; ".join(summary.mismatches), file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+# Shared set-up for scripts that run PySpark from PyPI (sourced, not executed).
+#
+#   pyspark_env VERSION   makes/reuses a virtualenv with pyspark==VERSION under
+#                         $TABLECACHE_E2E_HOME (default ~/.cache/tablecache-e2e) and exports
+#                         PYSPARK_VENV, SPARK_HOME, PYSPARK_PYTHON, PYSPARK_DRIVER_PYTHON, JAVA_HOME
+#   tablecache_jar        prints the path of the tablecache jar ($TABLECACHE_JAR if set, else
+#                         jvm-shim/target's, built when missing or older than the sources),
+#                         checking that it carries the native library
+
+TC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+pyspark_env() {
+  local version="$1"
+  local home="${TABLECACHE_E2E_HOME:-$HOME/.cache/tablecache-e2e}"
+  PYSPARK_VENV="$home/pyspark-$version"
+  if [[ ! -x "$PYSPARK_VENV/bin/spark-submit" ]]; then
+    echo "installing pyspark==$version into $PYSPARK_VENV (once; a few minutes)" >&2
+    "${PYTHON:-python3}" -m venv "$PYSPARK_VENV"
+    "$PYSPARK_VENV/bin/pip" install --quiet --disable-pip-version-check "pyspark==$version" >&2
+  fi
+  SPARK_HOME="$("$PYSPARK_VENV/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
+  export PYSPARK_VENV SPARK_HOME
+  export PYSPARK_PYTHON="$PYSPARK_VENV/bin/python" PYSPARK_DRIVER_PYTHON="$PYSPARK_VENV/bin/python"
+  export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
+  if [[ -z "${JAVA_HOME:-}" ]]; then
+    JAVA_HOME="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
+    export JAVA_HOME
+  fi
+}
+
+tablecache_jar() {
+  local jar
+  if [[ -n "${TABLECACHE_JAR:-}" ]]; then
+    echo "$TABLECACHE_JAR"
+    return
+  fi
+  jar="$(ls "$TC_ROOT"/jvm-shim/target/tablecache-*.jar 2>/dev/null | grep -v -e sources -e tests | head -n1 || true)"
+  if [[ -z "$jar" || ! -f "$TC_ROOT/target/release/libtablecache.so" ]] \
+      || [[ -n "$(find "$TC_ROOT/native/src" "$TC_ROOT/native/Cargo.toml" "$TC_ROOT/Cargo.toml" \
+                   "$TC_ROOT/jvm-shim/src/main" "$TC_ROOT/jvm-shim/pom.xml" -newer "$jar" -print -quit)" ]]; then
+    echo "building the native library and the jar (scripts/build.sh)" >&2
+    "$TC_ROOT/scripts/build.sh" >&2
+    jar="$(ls "$TC_ROOT"/jvm-shim/target/tablecache-*.jar | grep -v -e sources -e tests | head -n1)"
+  fi
+  if ! unzip -l "$jar" | grep -q 'libtablecache.so'; then
+    echo "$jar does not contain libtablecache.so (build it with scripts/build.sh)" >&2
+    return 1
+  fi
+  echo "$jar"
+}
