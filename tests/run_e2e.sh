@@ -3,18 +3,24 @@
 #
 # For each PySpark version in PYSPARK_VERSIONS (default: "4.0.1 4.3.0", two Spark lines), makes
 # a virtualenv under $TABLECACHE_E2E_HOME (default ~/.cache/tablecache-e2e) with that pyspark
-# installed by pip if it is missing, then runs tests/e2e_cache.py through spark-submit on
-# local-cluster[2,1,1024] (two executor JVMs) with the tablecache jar, once with Java
-# serialization and once with Kryo (registrationRequired). Every run prints
-# "e2e: N passed, N failed"; the script exits non-zero if any run fails.
+# installed by pip if it is missing, then runs through spark-submit on local-cluster[2,1,1024]
+# (two executor JVMs) with the tablecache jar:
+#   - tests/e2e_cache.py, once with Java serialization and once with Kryo (registrationRequired),
+#     each printing "e2e: N passed, N failed";
+#   - tests/e2e_faults.py (concurrency, a killed executor, spill to disk, a corrupted block; it
+#     picks its serializers itself), printing "e2e-faults: N passed, N failed".
+# The script exits non-zero if any run fails.
 #
 #   tests/run_e2e.sh                          # build the jar if missing, run both versions
 #   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
+#   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "faults" or both)
+#   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite (default: smoke)
 #   TABLECACHE_JAR=/path/to/tablecache.jar tests/run_e2e.sh
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-4.0.1 4.3.0}"
+SUITES="${E2E_SUITES:-cache faults}"
 E2E_HOME="${TABLECACHE_E2E_HOME:-$HOME/.cache/tablecache-e2e}"
 PYTHON="${PYTHON:-python3}"
 
@@ -50,27 +56,39 @@ for version in $VERSIONS; do
   export PYSPARK_PYTHON="$venv/bin/python"
   export PYSPARK_DRIVER_PYTHON="$venv/bin/python"
   export SPARK_LOCAL_IP=127.0.0.1
-  for serializer in java kryo; do
-    extra=()
-    if [[ "$serializer" == kryo ]]; then
-      extra=(--conf spark.serializer=org.apache.spark.serializer.KryoSerializer
-             --conf spark.kryo.registrationRequired=true
-             --conf spark.kryo.registrator=dev.tablecache.spark.TableCacheKryoRegistrator)
-    fi
-    echo "run_e2e: pyspark $version, $serializer serialization"
-    if ! "$venv/bin/spark-submit" \
-        --master 'local-cluster[2,1,1024]' \
-        --jars "$jar" \
-        --conf spark.sql.cache.serializer=dev.tablecache.spark.NativeCachedBatchSerializer \
-        --conf spark.sql.inMemoryColumnarStorage.batchSize=200 \
-        --conf spark.sql.shuffle.partitions=4 \
-        --conf spark.ui.enabled=false \
-        --conf spark.log.level=WARN \
-        "${extra[@]}" \
-        "$ROOT/tests/e2e_cache.py"; then
-      echo "run_e2e: FAILED for pyspark $version ($serializer)" >&2
+  common=(--master 'local-cluster[2,1,1024]'
+          --jars "$jar"
+          --conf spark.sql.cache.serializer=dev.tablecache.spark.NativeCachedBatchSerializer
+          --conf spark.sql.inMemoryColumnarStorage.batchSize=200
+          --conf spark.sql.shuffle.partitions=4
+          --conf spark.ui.enabled=false
+          --conf spark.log.level=WARN
+          # Short-lived JVMs: JIT with C1 only, which halves the suites' CPU time.
+          --driver-java-options -XX:TieredStopAtLevel=1
+          --conf spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1)
+  if [[ " $SUITES " == *" cache "* ]]; then
+    for serializer in java kryo; do
+      extra=()
+      if [[ "$serializer" == kryo ]]; then
+        extra=(--conf spark.serializer=org.apache.spark.serializer.KryoSerializer
+               --conf spark.kryo.registrationRequired=true
+               --conf spark.kryo.registrator=dev.tablecache.spark.TableCacheKryoRegistrator)
+      fi
+      echo "run_e2e: pyspark $version, $serializer serialization"
+      if ! "$venv/bin/spark-submit" "${common[@]}" "${extra[@]}" "$ROOT/tests/e2e_cache.py"; then
+        echo "run_e2e: FAILED for pyspark $version ($serializer)" >&2
+        status=1
+      fi
+    done
+  fi
+  if [[ " $SUITES " == *" faults "* ]]; then
+    # The suite has its own per-query timeouts; this one only stops a wedged JVM.
+    echo "run_e2e: pyspark $version, faults and concurrency (scale ${TABLECACHE_TEST_SCALE:-smoke})"
+    if ! timeout --kill-after=30 "${E2E_FAULTS_TIMEOUT:-1800}" \
+        "$venv/bin/spark-submit" "${common[@]}" "$ROOT/tests/e2e_faults.py"; then
+      echo "run_e2e: FAILED for pyspark $version (faults)" >&2
       status=1
     fi
-  done
+  fi
 done
 exit $status

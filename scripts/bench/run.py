@@ -81,6 +81,8 @@ def run_session(args, mode, iteration):
         "--reps", str(args.reps), "--iteration", str(iteration), "--cores", str(args.cores),
         "--driver-memory", args.driver_memory, "--jar", args.jar,
     ]
+    if args.generate:
+        cmd.append("--generate")
     if args.jfr:
         os.makedirs(args.jfr, exist_ok=True)
         cmd += ["--jfr", args.jfr]
@@ -108,6 +110,8 @@ def main():
     parser.add_argument("--criterion", help="criterion output dir to summarise (target/criterion)")
     parser.add_argument("--title", default="tablecache benchmark")
     parser.add_argument("--jfr", help="write a JFR profile of every session into this directory")
+    parser.add_argument("--generate", action="store_true",
+                        help="also time generating the rows without a cache (part of every build)")
     parser.add_argument("--no-chart", action="store_true", help="skip chart.png (no matplotlib)")
     args = parser.parse_args()
 

@@ -47,8 +47,9 @@
  *   <li>Pruning: {@link dev.tablecache.spark.StatsPredicates} (NaN-correct, missing bound =
  *       unbounded, no bound pruning for collated strings and intervals).
  *   <li>Reading: only the selected columns are decoded; a task holds at most one decoded batch
- *       ({@link dev.tablecache.spark.FrameDecoder}). Columnar output is ArrowColumnVectors; row
- *       output copies each row into an UnsafeRow.
+ *       ({@link dev.tablecache.spark.FrameDecoder}). Columnar output is {@link
+ *       dev.tablecache.spark.NativeColumnVector}s for flat types, ArrowColumnVectors for nested
+ *       ones; row output copies each row into an UnsafeRow.
  *   <li>Everything Spark-version-specific is in {@link dev.tablecache.spark.SparkCompat}.
  * </ul>
  */
