@@ -21,41 +21,15 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-4.0.1 4.3.0}"
 SUITES="${E2E_SUITES:-cache faults}"
-E2E_HOME="${TABLECACHE_E2E_HOME:-$HOME/.cache/tablecache-e2e}"
-PYTHON="${PYTHON:-python3}"
+source "$ROOT/scripts/lib/pyspark-env.sh"
 
-jar="${TABLECACHE_JAR:-}"
-if [[ -z "$jar" ]]; then
-  jar="$(ls "$ROOT"/jvm-shim/target/tablecache-*.jar 2>/dev/null | grep -v -e sources -e tests | head -n1 || true)"
-  if [[ -z "$jar" ]]; then
-    echo "run_e2e: building the jar (mvn package -DskipTests)"
-    mvn -B -q -f "$ROOT/jvm-shim/pom.xml" package -DskipTests
-    jar="$(ls "$ROOT"/jvm-shim/target/tablecache-*.jar | grep -v -e sources -e tests | head -n1)"
-  fi
-fi
-if ! unzip -l "$jar" | grep -q 'libtablecache.so'; then
-  echo "run_e2e: $jar does not contain libtablecache.so (build it with scripts/build.sh)" >&2
-  exit 1
-fi
+jar="$(tablecache_jar)"
 echo "run_e2e: jar $jar"
-
-if [[ -z "${JAVA_HOME:-}" ]]; then
-  JAVA_HOME="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
-  export JAVA_HOME
-fi
 
 status=0
 for version in $VERSIONS; do
-  venv="$E2E_HOME/pyspark-$version"
-  if [[ ! -x "$venv/bin/spark-submit" ]]; then
-    echo "run_e2e: installing pyspark==$version into $venv"
-    "$PYTHON" -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "pyspark==$version"
-  fi
-  export SPARK_HOME="$("$venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
-  export PYSPARK_PYTHON="$venv/bin/python"
-  export PYSPARK_DRIVER_PYTHON="$venv/bin/python"
-  export SPARK_LOCAL_IP=127.0.0.1
+  pyspark_env "$version"
+  venv="$PYSPARK_VENV"
   common=(--master 'local-cluster[2,1,1024]'
           --jars "$jar"
           --conf spark.sql.cache.serializer=dev.tablecache.spark.NativeCachedBatchSerializer

@@ -51,6 +51,12 @@ fn layout(data_type: &DataType) -> Result<Layout> {
 pub(crate) fn check_supported(data_type: &DataType) -> Result<()> {
     layout(data_type)?;
     match data_type {
+        DataType::Decimal128(precision, scale) => {
+            check_decimal::<arrow_array::types::Decimal128Type>(data_type, *precision, *scale)
+        }
+        DataType::Decimal256(precision, scale) => {
+            check_decimal::<arrow_array::types::Decimal256Type>(data_type, *precision, *scale)
+        }
         DataType::List(f) | DataType::LargeList(f) | DataType::Map(f, _) => {
             check_supported(f.data_type())
         }
@@ -61,6 +67,17 @@ pub(crate) fn check_supported(data_type: &DataType) -> Result<()> {
         DataType::Dictionary(_, value) => check_supported(value),
         _ => Ok(()),
     }
+}
+
+/// A decimal type's precision is 1..=its maximum and its scale at most its precision (what
+/// Arrow Java and Spark require); a damaged schema without a checksum can say otherwise.
+fn check_decimal<T: arrow_array::types::DecimalType>(
+    data_type: &DataType,
+    precision: u8,
+    scale: i8,
+) -> Result<()> {
+    arrow_array::types::validate_decimal_precision_and_scale::<T>(precision, scale)
+        .map_err(|e| Error::InvalidSchema(format!("{data_type}: {e}")))
 }
 
 /// True when some array in the tree starts at a non-zero offset; such data is
@@ -308,6 +325,21 @@ impl PartsReader {
         Ok(())
     }
 
+    /// `buffer` if it holds whole `width`-byte elements: arrow-data's validation reads offsets
+    /// and dictionary keys as typed slices and panics on a partial trailing element.
+    fn whole_elements(&self, buffer: Buffer, width: usize, data_type: &DataType) -> Result<Buffer> {
+        if buffer.len().is_multiple_of(width) {
+            return Ok(buffer);
+        }
+        Err(Error::InvalidData {
+            what: self.what.clone(),
+            source: arrow_schema::ArrowError::InvalidArgumentError(format!(
+                "a {}-byte buffer of {data_type} holds a partial {width}-byte element",
+                buffer.len()
+            )),
+        })
+    }
+
     /// Rebuilds one array of `data_type`, fully validated by arrow-rs.
     pub(crate) fn read_array(&mut self, data_type: &DataType) -> Result<ArrayData> {
         let layout = layout(data_type).map_err(|_| {
@@ -326,15 +358,19 @@ impl PartsReader {
         let mut children = Vec::new();
         match layout {
             Layout::Null | Layout::Struct | Layout::FixedSizeList => {}
-            Layout::Boolean | Layout::Fixed(_) | Layout::Dictionary { .. } => {
-                buffers.push(self.buffer()?)
+            Layout::Boolean | Layout::Fixed(_) => buffers.push(self.buffer()?),
+            Layout::Dictionary { key_width } => {
+                let keys = self.buffer()?;
+                buffers.push(self.whole_elements(keys, key_width, data_type)?)
             }
             Layout::VarLen { offset_width } => {
-                buffers.push(offsets_or_zero(self.buffer()?, len, offset_width));
+                let offsets = offsets_or_zero(self.buffer()?, len, offset_width);
+                buffers.push(self.whole_elements(offsets, offset_width, data_type)?);
                 buffers.push(self.buffer()?);
             }
             Layout::List { offset_width } => {
-                buffers.push(offsets_or_zero(self.buffer()?, len, offset_width))
+                let offsets = offsets_or_zero(self.buffer()?, len, offset_width);
+                buffers.push(self.whole_elements(offsets, offset_width, data_type)?)
             }
         }
         match data_type {

@@ -135,6 +135,9 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// The header's row count exceeds what Java (and Arrow Java) can index.
+    #[error("row count {0} exceeds the format's limit of 2147483647 (i32::MAX)")]
+    RowCountTooLarge(u64),
     /// The embedded schema cannot be decoded.
     #[error("invalid embedded schema: {0}")]
     InvalidSchema(String),
@@ -193,6 +196,7 @@ impl Error {
             | Error::CorruptDirectory { .. }
             | Error::Decompression { .. }
             | Error::InvalidSchema(_)
+            | Error::RowCountTooLarge(_)
             | Error::CorruptStats(_)
             | Error::InvalidData { .. }
             | Error::CorruptLegacy(_) => ErrorKind::CorruptFrame,

@@ -11,6 +11,9 @@ use crate::stats::{self, BoundKind, ColumnStats};
 
 /// The frame magic: `\x89TCF`.
 pub const MAGIC: [u8; 4] = [0x89, 0x54, 0x43, 0x46];
+
+/// The largest row count a batch may have: Java's `int` (and Arrow Java's value counts).
+pub const MAX_ROW_COUNT: u32 = i32::MAX as u32;
 /// The Arrow IPC continuation marker that starts a legacy stream.
 pub const IPC_CONTINUATION: [u8; 4] = [0xFF; 4];
 /// Fixed header length.
@@ -193,6 +196,10 @@ impl<'a> Frame<'a> {
                 });
             }
             ChecksumKind::None => {}
+        }
+        // After the checksum, so a damaged header reports as a checksum mismatch.
+        if row_count > MAX_ROW_COUNT {
+            return Err(Error::RowCountTooLarge(row_count.into()));
         }
         let directory = parse_directory(directory_bytes, bytes.len() - payload_start, checksum)?;
         let schema = global_schema_cache().get_or_parse(schema_bytes)?;

@@ -5,13 +5,20 @@ use arrow_buffer::Buffer;
 use arrow_ipc::reader::StreamDecoder;
 use arrow_ipc::writer::{IpcWriteOptions, StreamWriter};
 use arrow_ipc::CompressionType;
+use arrow_schema::{DataType, Field};
 
+use crate::body::check_supported;
 use crate::codec::{Codec, MAX_PAYLOAD};
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
+use crate::schema::global_schema_cache;
 
 /// Writes `batch` as an Arrow IPC stream (schema, one batch, end-of-stream).
 pub(crate) fn write(batch: &RecordBatch, codec: Codec) -> Result<Vec<u8>> {
+    // The reader accepts the same types as in frames; refuse the others here too.
+    for field in batch.schema_ref().fields() {
+        check_supported(field.data_type())?;
+    }
     let compression = match codec {
         Codec::None => None,
         Codec::Lz4 | Codec::Auto => Some(CompressionType::LZ4_FRAME),
@@ -83,12 +90,17 @@ fn read_checked(bytes: &[u8]) -> Result<RecordBatch> {
     }
 }
 
-/// Walks the stream's messages and rejects any compressed buffer whose declared
-/// uncompressed length the compressed bytes cannot produce.
+/// Walks the stream's messages before arrow-ipc decodes them, and rejects what arrow-ipc would
+/// panic on or allocate by: a schema with a type the format does not carry (its union reader
+/// panics on short buffers), a buffer outside its message body, a compressed buffer whose
+/// declared uncompressed length the compressed bytes cannot produce, and an offsets or
+/// dictionary-keys buffer that ends in a partial element (arrow-data panics on it).
 fn check_message_lengths(bytes: &[u8]) -> Result<()> {
     let corrupt = |m: String| Error::CorruptLegacy(m);
     let mut cur = Cursor::new(bytes);
+    let mut schema = None;
     while cur.remaining() > 0 {
+        let start = cur.position();
         if cur.take(4, "IPC continuation marker")? != [0xFF; 4] {
             return Err(corrupt("missing IPC continuation marker".into()));
         }
@@ -101,24 +113,50 @@ fn check_message_lengths(bytes: &[u8]) -> Result<()> {
             .map_err(|e| corrupt(format!("invalid IPC message: {e}")))?;
         let body_len = usize::try_from(message.bodyLength())
             .map_err(|_| corrupt("negative IPC body length".into()))?;
+        if message.header_as_schema().is_some() {
+            // Only the types the format carries, as in a frame's schema.
+            schema = Some(global_schema_cache().get_or_parse(&bytes[start..cur.position()])?);
+        }
         let body = cur.take(body_len, "IPC message body")?;
-        let batch = message
-            .header_as_record_batch()
-            .or_else(|| message.header_as_dictionary_batch().and_then(|d| d.data()));
-        let Some(batch) = batch else { continue };
-        let Some(compression) = batch.compression() else {
+        let (batch, data_type) = if let Some(batch) = message.header_as_record_batch() {
+            let fields = schema.as_ref().map(|s| s.schema.fields().clone());
+            (batch, fields.map(DataType::Struct))
+        } else if let Some(dictionary) = message.header_as_dictionary_batch() {
+            let Some(batch) = dictionary.data() else {
+                continue;
+            };
+            #[allow(deprecated)] // arrow-ipc itself finds a dictionary's type this way
+            let value_type = schema.as_ref().and_then(|s| {
+                match s
+                    .schema
+                    .fields_with_dict_id(dictionary.id())
+                    .first()?
+                    .data_type()
+                {
+                    DataType::Dictionary(_, value) => Some(value.as_ref().clone()),
+                    _ => None,
+                }
+            });
+            (
+                batch,
+                value_type.map(|v| DataType::Struct(vec![Field::new("", v, true)].into())),
+            )
+        } else {
             continue;
         };
-        let max_ratio: u64 = match compression.codec() {
-            CompressionType::LZ4_FRAME => 255,
-            CompressionType::ZSTD => 32768,
-            other => {
+        let max_ratio: Option<u64> = match batch.compression().map(|c| c.codec()) {
+            None => None,
+            Some(CompressionType::LZ4_FRAME) => Some(255),
+            Some(CompressionType::ZSTD) => Some(32768),
+            Some(other) => {
                 return Err(corrupt(format!(
                     "unknown IPC compression codec {}",
                     other.0
                 )))
             }
         };
+        // Every buffer's length once decoded (arrow-ipc checks a decompressed size).
+        let mut lengths = Vec::new();
         for (i, b) in batch.buffers().into_iter().flatten().enumerate() {
             let (offset, len) = (b.offset(), b.length());
             let range = usize::try_from(offset)
@@ -132,9 +170,10 @@ fn check_message_lengths(bytes: &[u8]) -> Result<()> {
                     ))
                 })?;
             let data = &body[range];
-            if data.is_empty() {
+            let Some(max_ratio) = max_ratio.filter(|_| !data.is_empty()) else {
+                lengths.push(data.len());
                 continue;
-            }
+            };
             let declared = Cursor::new(data).i64("compressed buffer length prefix")?;
             let reachable = (data.len() as u64 - 8)
                 .saturating_mul(max_ratio)
@@ -145,7 +184,58 @@ fn check_message_lengths(bytes: &[u8]) -> Result<()> {
                     "buffer {i} declares {declared} uncompressed bytes, at most {reachable} are possible"
                 )));
             }
+            lengths.push(usize::try_from(declared).unwrap_or(data.len() - 8));
         }
+        if let Some(data_type) = data_type {
+            check_whole_elements(&data_type, &mut lengths.into_iter(), true)?;
+        }
+    }
+    Ok(())
+}
+
+/// Follows `data_type` over buffer lengths in Arrow IPC order and fails on an offsets or
+/// dictionary-keys buffer that is not a whole number of elements. `top` is the batch itself
+/// (a struct without a validity buffer).
+fn check_whole_elements(
+    data_type: &DataType,
+    lengths: &mut impl Iterator<Item = usize>,
+    top: bool,
+) -> Result<()> {
+    if !top && *data_type != DataType::Null {
+        lengths.next(); // validity
+    }
+    // The offsets or keys buffer and its element width.
+    let typed = match data_type {
+        DataType::Utf8 | DataType::Binary | DataType::List(_) | DataType::Map(_, _) => Some(4),
+        DataType::LargeUtf8 | DataType::LargeBinary | DataType::LargeList(_) => Some(8),
+        DataType::Dictionary(key, _) => Some(key.primitive_width().unwrap_or(1)),
+        DataType::Null | DataType::Struct(_) | DataType::FixedSizeList(_, _) => None,
+        _ => {
+            lengths.next(); // values
+            None
+        }
+    };
+    if let Some(width) = typed {
+        if let Some(len) = lengths.next().filter(|len| !len.is_multiple_of(width)) {
+            return Err(Error::CorruptLegacy(format!(
+                "a {len}-byte buffer of {data_type} holds a partial {width}-byte element"
+            )));
+        }
+    }
+    match data_type {
+        DataType::Utf8 | DataType::Binary | DataType::LargeUtf8 | DataType::LargeBinary => {
+            lengths.next(); // values
+        }
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::Map(f, _)
+        | DataType::FixedSizeList(f, _) => check_whole_elements(f.data_type(), lengths, false)?,
+        DataType::Struct(fields) => {
+            for f in fields {
+                check_whole_elements(f.data_type(), lengths, false)?;
+            }
+        }
+        _ => {}
     }
     Ok(())
 }

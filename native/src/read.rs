@@ -14,7 +14,14 @@ use crate::frame::{detect, Format, Frame};
 /// the given order; `None` means all, an empty slice yields only the row count.
 pub fn decode(bytes: &[u8], projection: Option<&[usize]>) -> Result<RecordBatch> {
     match detect(bytes)? {
-        Format::Legacy => project(crate::legacy::read(bytes)?, projection),
+        Format::Legacy => {
+            let batch = crate::legacy::read(bytes)?;
+            // A stream's batch length is an i64: hold it to the frames' limit.
+            if batch.num_rows() > crate::frame::MAX_ROW_COUNT as usize {
+                return Err(Error::RowCountTooLarge(batch.num_rows() as u64));
+            }
+            project(batch, projection)
+        }
         Format::V2 => {
             let frame = Frame::parse(bytes)?;
             check_projection(projection, frame.column_count as usize)?;

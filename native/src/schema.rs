@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use arrow_ipc::writer::{DictionaryTracker, IpcDataGenerator, IpcWriteOptions};
-use arrow_schema::{Schema, SchemaRef};
+use arrow_schema::{DataType, Field, FieldRef, Schema, SchemaRef};
 use once_cell::sync::Lazy;
 
 use crate::body::check_supported;
@@ -51,7 +51,37 @@ pub fn parse_schema(bytes: &[u8]) -> Result<Schema> {
         check_supported(field.data_type())
             .map_err(|e| Error::InvalidSchema(format!("field {:?}: {e}", field.name())))?;
     }
-    Ok(schema)
+    let fields: Vec<FieldRef> = schema
+        .fields()
+        .iter()
+        .map(without_empty_time_zone)
+        .collect();
+    Ok(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+/// `field` with every `Timestamp(_, Some(""))` in its type tree made `Timestamp(_, None)`.
+///
+/// Arrow gives an empty time zone the meaning of none (time-zone naive), and arrow-rs writes
+/// `Some("")` as no time zone but reads an empty one as `Some("")`: without this, a parsed
+/// schema and its canonical encoding ([`InternedSchema::encoded`]) would disagree.
+fn without_empty_time_zone(field: &FieldRef) -> FieldRef {
+    let data_type = match field.data_type() {
+        DataType::Timestamp(unit, Some(tz)) if tz.is_empty() => DataType::Timestamp(*unit, None),
+        DataType::List(f) => DataType::List(without_empty_time_zone(f)),
+        DataType::LargeList(f) => DataType::LargeList(without_empty_time_zone(f)),
+        DataType::FixedSizeList(f, n) => DataType::FixedSizeList(without_empty_time_zone(f), *n),
+        DataType::Map(f, sorted) => DataType::Map(without_empty_time_zone(f), *sorted),
+        DataType::Struct(fields) => {
+            DataType::Struct(fields.iter().map(without_empty_time_zone).collect())
+        }
+        DataType::Dictionary(key, value) => {
+            let value = Field::new("", value.as_ref().clone(), true).into();
+            let value = without_empty_time_zone(&value).data_type().clone();
+            DataType::Dictionary(key.clone(), Box::new(value))
+        }
+        _ => return field.clone(),
+    };
+    Arc::new(field.as_ref().clone().with_data_type(data_type))
 }
 
 /// A bounded, thread-safe map from schema bytes to the parsed schema.

@@ -87,6 +87,12 @@ pub(crate) fn write_frame(
     }
 
     let row_count = to_u32(batch.num_rows(), "row count")?;
+    if row_count > crate::frame::MAX_ROW_COUNT {
+        return Err(Error::TooLarge(format!(
+            "{row_count} rows in one batch (at most {})",
+            crate::frame::MAX_ROW_COUNT
+        )));
+    }
     let column_count = to_u32(batch.num_columns(), "column count")?;
     let entries = match options.format {
         Format::V3 => batch.num_columns(),

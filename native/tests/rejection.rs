@@ -313,6 +313,50 @@ fn writer_rejects_unsupported_types() {
         "v",
         std::sync::Arc::new(StringViewArray::from(vec!["a"])) as ArrayRef,
     )]);
-    let err = write(&batch, &WriteOptions::default()).expect_err("views are not carried");
-    assert_eq!(err.kind(), ErrorKind::UnsupportedType);
+    for format in [Format::V3, Format::V2, Format::Legacy] {
+        let options = WriteOptions {
+            format,
+            ..Default::default()
+        };
+        let err = write(&batch, &options).expect_err("views are not carried");
+        assert_eq!(err.kind(), ErrorKind::UnsupportedType, "{format:?}");
+    }
+}
+
+/// A header row count above i32::MAX (Java's int) is corrupt, even with a valid checksum, for
+/// every projection including the rows-only one (which decodes no column to contradict it).
+#[test]
+fn row_count_above_i32_max_is_corrupt() {
+    for format in [Format::V2, Format::V3] {
+        for rows in [0x8000_0000u32, u32::MAX] {
+            let mut b = frame(format, false, Codec::None, ChecksumKind::Crc32c);
+            put_u32(&mut b, 8, rows);
+            reseal(&mut b);
+            for projection in [None, Some(&[][..]), Some(&[0usize][..])] {
+                let err = decode(&b, projection).expect_err("row count above i32::MAX");
+                assert_eq!(err.kind(), ErrorKind::CorruptFrame, "{err}");
+                assert!(err.to_string().contains("row count"), "{err}");
+            }
+        }
+    }
+}
+
+/// A decimal type with an impossible precision or scale (a damaged schema where no checksum
+/// guards it) is a corrupt schema, not a batch Arrow Java and Spark would refuse later.
+#[test]
+fn invalid_decimal_precision_or_scale_is_corrupt() {
+    use arrow_schema::{DataType, Field, Schema};
+    for data_type in [
+        DataType::Decimal128(0, 0),
+        DataType::Decimal128(39, 2),
+        DataType::Decimal128(5, 6),
+        DataType::Decimal256(77, 0),
+    ] {
+        let schema = Schema::new(vec![Field::new("d", data_type.clone(), true)]);
+        let err = tablecache::schema::parse_schema(
+            &tablecache::schema::encode_schema(&schema).expect("encode"),
+        )
+        .expect_err("invalid decimal");
+        assert_eq!(err.kind(), ErrorKind::CorruptFrame, "{data_type}: {err}");
+    }
 }

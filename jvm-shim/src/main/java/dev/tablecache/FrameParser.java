@@ -123,6 +123,10 @@ public final class FrameParser {
     } else if (metaChecksum != 0) {
       throw corrupt("ReservedNotZero: meta_checksum is " + metaChecksum + " without checksums");
     }
+    if (rowCount > Integer.MAX_VALUE) {
+      throw corrupt(
+          "RowCountTooLarge: row count " + rowCount + " exceeds the format's limit of 2147483647");
+    }
     if (columnCount > Integer.MAX_VALUE) {
       // No schema that fits in a byte[] has 2^31 fields; saying so here keeps the count an int.
       throw new TableCacheException(

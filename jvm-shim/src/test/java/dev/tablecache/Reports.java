@@ -1,0 +1,30 @@
+package dev.tablecache;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+
+/** Reports of the long-running suites: printed, and kept under target/ for CI artifacts. */
+final class Reports {
+
+  private Reports() {}
+
+  /** Prints {@code text} and writes it to target/{@code file}; returns the file. */
+  static Path publish(String file, String text) throws IOException {
+    System.out.println(text);
+    System.out.flush();
+    // Surefire runs forks in the module directory and sets basedir; fall back to the cwd.
+    Path target = Paths.get(System.getProperty("basedir", "."), "target");
+    Files.createDirectories(target);
+    Path out = target.resolve(file);
+    Files.writeString(out, text, StandardCharsets.UTF_8);
+    return out;
+  }
+
+  /** Bytes as MiB with one decimal, signed when asked. */
+  static String mib(long bytes) {
+    return bytes < 0 ? "n/a" : String.format("%.1f", bytes / 1048576.0);
+  }
+}
