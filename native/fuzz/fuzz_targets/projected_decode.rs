@@ -1,0 +1,9 @@
+//! Fuzz target `projected_decode`: see `tablecache_fuzz::projected_decode` (native/fuzz/src/lib.rs) for the input layout
+//! and the invariants checked.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = tablecache_fuzz::projected_decode(data);
+});

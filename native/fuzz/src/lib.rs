@@ -1,0 +1,435 @@
+//! The checks behind the fuzz targets, shared with the regression test.
+//!
+//! Every fuzz target in `fuzz_targets/` is one call into this file, and
+//! `native/tests/fuzz_regressions.rs` compiles this same file (with `#[path]`) to replay crash
+//! inputs and the golden frames through exactly the same code. Each check feeds one input to the
+//! crate's public API, asserts the invariants that must hold for any input (a broken invariant is
+//! a panic, that is, a finding), and returns the outcome: `Ok(())` or the error's kind.
+//!
+//! Input layouts (the golden frames seed every target, see `scripts/fuzz.sh`):
+//! * `frame`: a frame or legacy stream, as is.
+//! * `projected_decode`: byte 0 holds the number of projection indices `n` (low 4 bits), the next
+//!   `n` bytes are the indices (see [`projection_index`]), the rest is the frame.
+//! * `stats`: `u32` row count, one mode byte (bit 0 clear: the column count is the section's own
+//!   first `u32`; set: the column count is `mode >> 1`), then the stats section.
+//! * `schema_cache`: up to four schema byte strings separated by [`SCHEMA_SEPARATOR`].
+
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use arrow_array::RecordBatch;
+use arrow_schema::DataType;
+use tablecache::schema::{encode_schema, parse_schema, InternedSchema, SchemaCache};
+use tablecache::{
+    decode, detect, stats, write, ChecksumKind, Codec, Error, ErrorKind, Format, Frame,
+    WriteOptions, DIRECTORY_ENTRY_LEN, HEADER_LEN, MAGIC,
+};
+
+/// What a check observed: success or the error kind the caller would see.
+pub type Outcome = Result<(), ErrorKind>;
+
+/// The fuzz targets, by name.
+pub const TARGETS: [&str; 4] = ["frame", "projected_decode", "stats", "schema_cache"];
+
+/// Runs the check of fuzz target `target` on `data`.
+pub fn run(target: &str, data: &[u8]) -> Outcome {
+    match target {
+        "frame" => frame(data),
+        "projected_decode" => projected_decode(data),
+        "stats" => stats(data),
+        "schema_cache" => schema_cache(data),
+        other => panic!("unknown fuzz target {other:?}"),
+    }
+}
+
+/// An error that no input may produce: `INTERNAL` means a bug (or a caught panic).
+fn checked(e: &Error) -> ErrorKind {
+    assert_ne!(e.kind(), ErrorKind::Internal, "internal error: {e}");
+    assert!(!e.to_string().is_empty());
+    e.kind()
+}
+
+/// The frame with every CRC32C checksum (metadata and payloads) recomputed, when it has
+/// checksums and its metadata fits; `None` otherwise or when nothing changes. Mutated frames
+/// fail the checksum before anything interesting, so every target also checks the resealed copy.
+pub fn resealed(data: &[u8]) -> Option<Vec<u8>> {
+    if data.len() < HEADER_LEN || data[..4] != MAGIC || (data[5] >> 1) & 3 != 1 {
+        return None;
+    }
+    let u32_at = |b: &[u8], at: usize| {
+        b.get(at..at + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+    };
+    let entries = if data[4] == 3 { u32_at(data, 12)? } else { 1 };
+    let directory = HEADER_LEN
+        .checked_add(u32_at(data, 16)?)?
+        .checked_add(u32_at(data, 20)?)?;
+    let payload_start = directory.checked_add(entries.checked_mul(DIRECTORY_ENTRY_LEN)?)?;
+    if payload_start > data.len() {
+        return None;
+    }
+    let mut out = data.to_vec();
+    for entry in (directory..payload_start).step_by(DIRECTORY_ENTRY_LEN) {
+        let start = payload_start.checked_add(u32_at(&out, entry)?)?;
+        let end = start.checked_add(u32_at(&out, entry + 4)?)?;
+        if let Some(stored) = out.get(start..end) {
+            let crc = crc32c::crc32c(stored);
+            out[entry + 12..entry + 16].copy_from_slice(&crc.to_le_bytes());
+        }
+    }
+    let crc = crc32c::crc32c_append(crc32c::crc32c(&out[..24]), &out[HEADER_LEN..payload_start]);
+    out[24..28].copy_from_slice(&crc.to_le_bytes());
+    (out != data).then_some(out)
+}
+
+/// Target `frame`: detection, `Frame::parse` and a full decode of any format (the legacy
+/// stream path included); a batch that decodes must survive a V3 and a V2 round trip. The
+/// resealed copy (see [`resealed`]) goes through the same checks.
+pub fn frame(data: &[u8]) -> Outcome {
+    let outcome = frame_once(data);
+    if let Some(copy) = resealed(data) {
+        let _ = frame_once(&copy);
+    }
+    outcome
+}
+
+fn frame_once(data: &[u8]) -> Outcome {
+    let detected = detect(data);
+    if let Err(e) = &detected {
+        assert!(
+            matches!(
+                checked(e),
+                ErrorKind::CorruptFrame | ErrorKind::UnsupportedVersion
+            ),
+            "detect: {e}"
+        );
+    }
+    let parsed = Frame::parse(data);
+    match (&detected, &parsed) {
+        (Err(d), Err(p)) => assert_eq!(d.kind(), p.kind(), "detect: {d}, parse: {p}"),
+        (Err(d), Ok(_)) => panic!("parse accepted what detect rejected: {d}"),
+        (Ok(Format::Legacy), Err(e)) => assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}"),
+        (Ok(Format::Legacy), Ok(_)) => panic!("parse accepted a legacy stream"),
+        (Ok(format), Ok(frame)) => {
+            assert_eq!(frame.format, *format);
+            check_frame(frame, data);
+        }
+        (Ok(_), Err(e)) => {
+            checked(e);
+        }
+    }
+    let decoded = decode(data, None);
+    match &decoded {
+        Ok(batch) => {
+            match (&detected, &parsed) {
+                (Ok(Format::Legacy), _) => {}
+                (_, Ok(frame)) => {
+                    assert_eq!(batch.num_rows(), frame.row_count as usize);
+                    assert_eq!(batch.num_columns(), frame.column_count as usize);
+                    assert_eq!(batch.schema_ref().as_ref(), frame.schema.schema.as_ref());
+                }
+                (_, Err(e)) => panic!("decode succeeded where parse failed: {e}"),
+            }
+            round_trip(batch, matches!(detected, Ok(Format::Legacy)));
+        }
+        Err(e) => {
+            checked(e);
+        }
+    }
+    decoded.map(|_| ()).map_err(|e| e.kind())
+}
+
+/// Structural invariants of a frame that `Frame::parse` accepted.
+fn check_frame(frame: &Frame<'_>, data: &[u8]) {
+    let entries = match frame.format {
+        Format::V3 => frame.column_count as usize,
+        _ => 1,
+    };
+    assert_eq!(frame.directory.len(), entries);
+    assert_eq!(
+        frame.schema.schema.fields().len(),
+        frame.column_count as usize
+    );
+    assert!(frame.payload_start <= data.len());
+    assert!(
+        frame.payload_start
+            >= HEADER_LEN + frame.schema_bytes.len() + entries * DIRECTORY_ENTRY_LEN
+    );
+    let stored: u64 = frame
+        .directory
+        .iter()
+        .map(|e| u64::from(e.stored_len))
+        .sum();
+    assert_eq!(stored, (data.len() - frame.payload_start) as u64);
+    if let Some(stats) = &frame.stats {
+        assert_eq!(stats.len(), frame.column_count as usize);
+        assert!(stats.iter().all(|s| s.row_count == frame.row_count));
+    }
+}
+
+/// A batch the reader accepted must be writable and read back equal.
+fn round_trip(batch: &RecordBatch, legacy: bool) {
+    for (format, stats, codec) in [
+        (Format::V3, true, Codec::Lz4),
+        (Format::V2, false, Codec::Zstd),
+    ] {
+        let options = WriteOptions {
+            format,
+            stats,
+            codec,
+            checksum: ChecksumKind::Crc32c,
+            ..Default::default()
+        };
+        let bytes = match write(batch, &options) {
+            Ok(bytes) => bytes,
+            // Only a legacy stream (i64 lengths) can exceed the frame's u32 counts.
+            Err(Error::TooLarge(_)) if legacy => return,
+            Err(e) => panic!("{format:?}: cannot write a batch the reader accepted: {e}"),
+        };
+        let again = decode(&bytes, None)
+            .unwrap_or_else(|e| panic!("{format:?}: cannot read back a written batch: {e}"));
+        if legacy
+            && batch
+                .schema()
+                .fields()
+                .iter()
+                .any(|f| empty_time_zone(f.data_type()))
+        {
+            // arrow-ipc reads an empty time zone as `Some("")`, frames normalize it to none
+            // (the same meaning in Arrow): only the shape can be compared.
+            assert_eq!(again.num_rows(), batch.num_rows());
+            assert_eq!(again.num_columns(), batch.num_columns());
+            continue;
+        }
+        assert_eq!(&again, batch, "{format:?} round trip changed the batch");
+    }
+}
+
+/// True when `data_type` has a `Timestamp(_, Some(""))` anywhere in its tree.
+fn empty_time_zone(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Timestamp(_, Some(tz)) => tz.is_empty(),
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::Map(f, _) => empty_time_zone(f.data_type()),
+        DataType::Struct(fields) => fields.iter().any(|f| empty_time_zone(f.data_type())),
+        DataType::Dictionary(_, value) => empty_time_zone(value),
+        _ => false,
+    }
+}
+
+/// Maps a projection byte to a column index: `0x00..=0x7F` as is (in range for small and wide
+/// frames, out of range for small ones), `0x80..=0xEF` to `0..16` (duplicates are likely), and
+/// `0xF0..=0xFF` to indices near `usize::MAX`.
+pub fn projection_index(byte: u8) -> usize {
+    match byte {
+        0x00..=0x7F => byte as usize,
+        0x80..=0xEF => (byte & 0x0F) as usize,
+        _ => usize::MAX - (byte & 0x0F) as usize,
+    }
+}
+
+/// Splits a `projected_decode` input into the projection and the frame.
+pub fn split_projection(data: &[u8]) -> (Vec<usize>, &[u8]) {
+    let Some((&count, rest)) = data.split_first() else {
+        return (Vec::new(), data);
+    };
+    let n = ((count & 0x0F) as usize).min(rest.len());
+    let (indices, frame) = rest.split_at(n);
+    (
+        indices.iter().map(|&b| projection_index(b)).collect(),
+        frame,
+    )
+}
+
+/// Target `projected_decode`: a decode with an arbitrary projection (out of range, duplicate,
+/// empty) either fails with `COLUMN_OUT_OF_RANGE` where the full decode succeeds, or equals
+/// the projection of the full decode.
+pub fn projected_decode(data: &[u8]) -> Outcome {
+    let (projection, bytes) = split_projection(data);
+    let outcome = projected_decode_once(&projection, bytes);
+    if let Some(copy) = resealed(bytes) {
+        let _ = projected_decode_once(&projection, &copy);
+    }
+    outcome
+}
+
+fn projected_decode_once(projection: &[usize], bytes: &[u8]) -> Outcome {
+    let projected = decode(bytes, Some(projection));
+    let full = decode(bytes, None);
+    let out_of_range = |count: usize| projection.iter().any(|&i| i >= count);
+    match (&projected, &full) {
+        (Ok(p), Ok(f)) => {
+            assert!(
+                !out_of_range(f.num_columns()),
+                "out-of-range projection accepted"
+            );
+            let expected = f
+                .project(projection)
+                .expect("projection of the full decode");
+            assert_eq!(
+                p, &expected,
+                "projected decode differs from the projected full decode"
+            );
+        }
+        (Err(e), Ok(f)) => {
+            assert_eq!(checked(e), ErrorKind::ColumnOutOfRange, "{e}");
+            assert!(out_of_range(f.num_columns()), "{e}");
+        }
+        (Ok(p), Err(e)) => {
+            // Only V3 decodes columns one by one: a corrupt column outside the projection.
+            checked(e);
+            assert_eq!(detect(bytes).ok(), Some(Format::V3), "{e}");
+            let frame = Frame::parse(bytes).expect("a projected V3 decode parsed the frame");
+            assert!(!out_of_range(frame.column_count as usize));
+            assert_eq!(p.num_columns(), projection.len());
+            assert_eq!(p.num_rows(), frame.row_count as usize);
+        }
+        (Err(pe), Err(fe)) => {
+            checked(pe);
+            checked(fe);
+            if let Ok(frame) = Frame::parse(bytes) {
+                if out_of_range(frame.column_count as usize) {
+                    assert_eq!(pe.kind(), ErrorKind::ColumnOutOfRange, "{pe}");
+                }
+            }
+        }
+    }
+    projected.map(|_| ()).map_err(|e| e.kind())
+}
+
+/// Splits a `stats` input into `(row_count, column_count, section)`.
+pub fn split_stats(data: &[u8]) -> (u32, usize, &[u8]) {
+    let row_count = data
+        .get(..4)
+        .map_or(0, |b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
+    let mode = data.get(4).copied().unwrap_or(0);
+    let section = data.get(5..).unwrap_or(&[]);
+    let column_count = if mode & 1 == 0 {
+        section.get(..4).map_or(0, |b| {
+            u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize
+        })
+    } else {
+        (mode >> 1) as usize
+    };
+    (row_count, column_count, section)
+}
+
+/// Target `stats`: the stats section decoder; what it accepts re-encodes to the same bytes
+/// (the encoding is canonical) and obeys the section's rules.
+pub fn stats(data: &[u8]) -> Outcome {
+    let (row_count, column_count, section) = split_stats(data);
+    match stats::decode(section, column_count, row_count) {
+        Ok(columns) => {
+            assert_eq!(columns.len(), column_count);
+            for s in &columns {
+                assert_eq!(s.row_count, row_count);
+                assert!(s.null_count <= s.row_count);
+                if let (Some(l), Some(u)) = (&s.lower, &s.upper) {
+                    assert_eq!(l.kind(), u.kind());
+                }
+                assert!(!s.unsupported || (s.lower.is_none() && s.upper.is_none() && !s.has_nan));
+            }
+            let mut encoded = Vec::new();
+            stats::encode(&columns, &mut encoded).expect("re-encode decoded stats");
+            assert!(encoded == section, "stats re-encode to different bytes");
+            Ok(())
+        }
+        Err(e) => {
+            assert_eq!(checked(&e), ErrorKind::CorruptFrame, "{e}");
+            Err(e.kind())
+        }
+    }
+}
+
+/// Separates the schema byte strings of a `schema_cache` input.
+pub const SCHEMA_SEPARATOR: &[u8] = b"|SCHEMA|";
+
+fn split_schemas(data: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = data;
+    while out.len() < 3 {
+        match rest
+            .windows(SCHEMA_SEPARATOR.len())
+            .position(|w| w == SCHEMA_SEPARATOR)
+        {
+            Some(at) => {
+                out.push(&rest[..at]);
+                rest = &rest[at + SCHEMA_SEPARATOR.len()..];
+            }
+            None => break,
+        }
+    }
+    out.push(rest);
+    out
+}
+
+/// The comparable result of one lookup: the schema and its canonical bytes, or the error.
+type Lookup = Result<(arrow_schema::Schema, Vec<u8>), (ErrorKind, String)>;
+
+fn lookup(result: &tablecache::Result<Arc<InternedSchema>>) -> Lookup {
+    match result {
+        Ok(interned) => Ok((interned.schema.as_ref().clone(), interned.encoded.clone())),
+        Err(e) => Err((checked(e), e.to_string())),
+    }
+}
+
+/// A small cache shared by all inputs of one process, so eviction and hits across inputs are
+/// exercised, and the last results by key, to check them against later lookups.
+struct CacheState {
+    cache: SchemaCache,
+    recent: Mutex<VecDeque<(Vec<u8>, Lookup)>>,
+}
+
+fn cache_state() -> &'static CacheState {
+    static STATE: OnceLock<CacheState> = OnceLock::new();
+    STATE.get_or_init(|| CacheState {
+        cache: SchemaCache::new(3),
+        recent: Mutex::new(VecDeque::new()),
+    })
+}
+
+/// Target `schema_cache`: the intern cache fed with hostile schema bytes never panics, agrees
+/// with an uncached parse, and returns the same result for the same bytes every time.
+pub fn schema_cache(data: &[u8]) -> Outcome {
+    let state = cache_state();
+    let mut first = None;
+    for key in split_schemas(data) {
+        let a = lookup(&state.cache.get_or_parse(key));
+        let b = lookup(&state.cache.get_or_parse(key));
+        assert_eq!(a, b, "two lookups of the same bytes differ");
+        let uncached = match parse_schema(key) {
+            Ok(schema) => Ok(schema),
+            Err(e) => Err((checked(&e), e.to_string())),
+        };
+        match (&a, &uncached) {
+            (Ok((schema, encoded)), Ok(plain)) => {
+                assert_eq!(schema, plain, "cached and uncached parses differ");
+                let again = encode_schema(schema).expect("encode a parsed schema");
+                assert!(&again == encoded, "schema encoding is not deterministic");
+                let reparsed = parse_schema(encoded).expect("parse the canonical encoding");
+                assert_eq!(&reparsed, schema, "canonical encoding does not round trip");
+            }
+            (Err((kind, message)), Err((plain_kind, plain_message))) => {
+                assert_eq!(*kind, ErrorKind::CorruptFrame, "{message}");
+                assert_eq!((kind, message), (plain_kind, plain_message));
+            }
+            _ => panic!("cached {a:?} but uncached {uncached:?}"),
+        }
+        let mut recent = state.recent.lock().expect("recent results");
+        if let Some((_, earlier)) = recent.iter().find(|(k, _)| k.as_slice() == key) {
+            assert_eq!(earlier, &a, "the same bytes gave another result earlier");
+        } else {
+            if recent.len() == 16 {
+                recent.pop_front();
+            }
+            recent.push_back((key.to_vec(), a.clone()));
+        }
+        drop(recent);
+        first.get_or_insert(a.map(|_| ()).map_err(|(kind, _)| kind));
+    }
+    first.unwrap_or(Ok(()))
+}

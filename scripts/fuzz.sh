@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of the format core (cargo-fuzz + libFuzzer, AddressSanitizer), seeded
+# from golden/*.bin. Targets and their input layouts: native/fuzz/src/lib.rs.
+#
+#   scripts/fuzz.sh [seconds-per-target] [target...]     # default: 60 s each, all targets
+#   FUZZ_RUNS=10000000 scripts/fuzz.sh [target...]       # a number of executions instead
+#
+# Environment: FUZZ_RUNS (executions per target; overrides the time), FUZZ_MALLOC_LIMIT_MB (512:
+# one allocation this large is a finding), FUZZ_RSS_LIMIT_MB (2048), FUZZ_TIMEOUT (10 s per
+# input), FUZZ_ARGS (more libFuzzer flags).
+# Corpora grow in native/fuzz/corpus/<target>, findings land in native/fuzz/artifacts/<target>
+# (both gitignored); build output in native/fuzz/target. One core per target, targets in turn.
+# Exit status 1 when any target found a crash, an OOM, a leak or a timeout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=60
+if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then
+  seconds=$1
+  shift
+fi
+all_targets=(frame projected_decode stats schema_cache)
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=("${all_targets[@]}")
+
+if ! rustup toolchain list | grep -q '^nightly'; then
+  rustup toolchain install nightly --profile minimal
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install cargo-fuzz --locked
+fi
+
+fuzz=native/fuzz
+corpus=$fuzz/corpus
+artifacts=$fuzz/artifacts
+
+# u32 little-endian at byte offset $2 of file $1.
+u32_at() { od -An -tu4 --endian=little -j "$2" -N4 "$1" | tr -d ' '; }
+
+# Seeds every target's corpus from the golden frames (files already there are kept).
+seed() {
+  mkdir -p "$corpus"/{frame,projected_decode,stats,schema_cache}
+  local bin name schema_len stats_len row_count
+  for bin in golden/*.bin; do
+    name=$(basename "$bin" .bin)
+    cp "$bin" "$corpus/frame/golden-$name"
+    # projected_decode: count byte, indices, frame (see split_projection).
+    { printf '\x00'; cat "$bin"; } >"$corpus/projected_decode/golden-$name-empty"
+    { printf '\x01\x00'; cat "$bin"; } >"$corpus/projected_decode/golden-$name-first"
+    { printf '\x03\x02\x00\x02'; cat "$bin"; } >"$corpus/projected_decode/golden-$name-dup"
+    { printf '\x02\x01\x7f'; cat "$bin"; } >"$corpus/projected_decode/golden-$name-range"
+    if [[ $name == legacy_* ]]; then
+      # The schema message: continuation, metadata length, metadata.
+      schema_len=$((8 + $(u32_at "$bin" 4)))
+      head -c "$schema_len" "$bin" >"$corpus/schema_cache/golden-$name"
+      continue
+    fi
+    row_count=$(u32_at "$bin" 8)
+    schema_len=$(u32_at "$bin" 16)
+    stats_len=$(u32_at "$bin" 20)
+    tail -c +29 "$bin" | head -c "$schema_len" >"$corpus/schema_cache/golden-$name"
+    if [[ $stats_len -gt 0 ]]; then
+      # stats: u32 row count, mode 0 (column count from the section), the section.
+      {
+        printf "\\x$(printf %02x $((row_count & 255)))\\x$(printf %02x $((row_count >> 8 & 255)))"
+        printf "\\x$(printf %02x $((row_count >> 16 & 255)))\\x$(printf %02x $((row_count >> 24)))"
+        printf '\x00'
+        tail -c +$((29 + schema_len)) "$bin" | head -c "$stats_len"
+      } >"$corpus/stats/golden-$name"
+    fi
+  done
+}
+
+seed
+echo "building fuzz targets (cargo +nightly fuzz build, release + debug assertions, ASan)"
+(cd native && cargo +nightly fuzz build)
+
+limit=(-max_total_time="$seconds")
+[[ -n ${FUZZ_RUNS:-} ]] && limit=(-runs="$FUZZ_RUNS")
+status=0
+summary=()
+for target in "${targets[@]}"; do
+  mkdir -p "$artifacts/$target" "$fuzz/logs"
+  log=$fuzz/logs/$target.log
+  before=$(ls "$artifacts/$target" | sort)
+  echo "== $target (${limit[*]}) log: $log"
+  set +e
+  # shellcheck disable=SC2086
+  (cd native && cargo +nightly fuzz run "$target" "fuzz/corpus/$target" -- \
+    "${limit[@]}" -malloc_limit_mb="${FUZZ_MALLOC_LIMIT_MB:-512}" \
+    -rss_limit_mb="${FUZZ_RSS_LIMIT_MB:-2048}" -timeout="${FUZZ_TIMEOUT:-10}" \
+    -print_final_stats=1 ${FUZZ_ARGS:-}) >"$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
+  new=$(comm -13 <(echo "$before") <(ls "$artifacts/$target" | sort) | grep -v '^$' || true)
+  if [[ $rc -ne 0 || -n $new ]]; then
+    status=1
+    summary+=("$target: FINDING (exit $rc) after ${execs:-?} executions; see $log")
+    for f in $new; do summary+=("  $artifacts/$target/$f"); done
+    while IFS= read -r line; do summary+=("  $line"); done < <(
+      grep -m3 -E 'panicked at|ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer)' "$log" || true)
+  else
+    summary+=("$target: ${execs:-?} executions, ${rate:-?} exec/s, no findings")
+  fi
+done
+echo
+printf '%s\n' "${summary[@]}"
+exit "$status"
