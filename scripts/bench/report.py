@@ -89,7 +89,9 @@ def fmt_ratio(x):
 
 
 def machine_lines(raw):
-    m, c = raw["machine"], raw["config"]
+    m, c = dict(raw["machine"]), raw["config"]
+    m.setdefault("loadavg_end", float("nan"))
+    m.setdefault("wall_minutes", "?")
     return [
         f"- Machine: {m['cpu']}, {m['cores']} cores, {m['memory']} RAM, Linux {m['kernel']}; "
         f"load average {m['loadavg_start']:.1f} at start, {m['loadavg_end']:.1f} at end",

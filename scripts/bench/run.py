@@ -94,6 +94,23 @@ def run_session(args, mode, iteration):
     return json.loads(lines[-1][len("RESULT "):])
 
 
+def raw_document(args, info, modes, results, complete):
+    return {
+        "title": args.title,
+        "complete": complete,
+        "machine": info,
+        "config": {k: getattr(args, k) for k in ("rows", "partitions", "iterations", "reps", "cores",
+                                                 "driver_memory")},
+        "modes": modes,
+        "results": results,
+    }
+
+
+def save(out, raw):
+    with open(os.path.join(out, "raw.json"), "w") as f:
+        json.dump(raw, f, indent=1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--python", required=True, help="python of a PySpark virtualenv")
@@ -135,19 +152,13 @@ def main():
             print(f"bench: [{done + 1}/{total}] {mode} (iteration {iteration + 1}{eta})",
                   file=sys.stderr, flush=True)
             results.append(run_session(args, mode, iteration))
+            # Saved after every session, so an interrupted run keeps what it measured.
+            save(args.out, raw_document(args, info, modes, results, complete=False))
 
     info["loadavg_end"] = os.getloadavg()[0]
     info["wall_minutes"] = round((time.time() - started) / 60, 1)
-    raw = {
-        "title": args.title,
-        "machine": info,
-        "config": {k: getattr(args, k) for k in ("rows", "partitions", "iterations", "reps", "cores",
-                                                 "driver_memory")},
-        "modes": modes,
-        "results": results,
-    }
-    with open(os.path.join(args.out, "raw.json"), "w") as f:
-        json.dump(raw, f, indent=1)
+    raw = raw_document(args, info, modes, results, complete=True)
+    save(args.out, raw)
     summary = report.summarize(raw, args.criterion)
     with open(os.path.join(args.out, "summary.md"), "w") as f:
         f.write(summary.markdown)

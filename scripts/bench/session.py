@@ -151,6 +151,8 @@ def run(args):
         "spark": version,
         "serializer": serializer,
         "generate_s": generate_s,
+        # 1-minute load average when the session ends: a busy machine shows here first.
+        "loadavg_end": os.getloadavg()[0],
         "footprint_bytes": mem + disk,
         "disk_bytes": disk,
         "phases": phases,
