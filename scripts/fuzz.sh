@@ -81,7 +81,8 @@ status=0
 summary=()
 for target in "${targets[@]}"; do
   mkdir -p "$artifacts/$target" "$fuzz/logs"
-  log=$fuzz/logs/$target.log
+  # One log per run (runs add up: the corpus carries over), e.g. logs/frame-20261130T160000.log.
+  log=$fuzz/logs/$target-$(date -u +%Y%m%dT%H%M%S).log
   before=$(ls "$artifacts/$target" | sort)
   echo "== $target (${limit[*]}) log: $log"
   set +e

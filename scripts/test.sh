@@ -24,6 +24,14 @@ cargo clippy --all-targets -- -D warnings
 step "cargo test"
 cargo test
 
+# The Rust suite again under valgrind memcheck (system allocator): no leak, no memory error.
+if command -v valgrind >/dev/null; then
+  step "leak check (scripts/leakcheck.sh: cargo tests under valgrind)"
+  ./scripts/leakcheck.sh
+else
+  step "leak check SKIPPED: valgrind is not installed"
+fi
+
 if [ -f jvm-shim/pom.xml ] && [ -d jvm-shim/src/test ]; then
   step "build native library + jar"
   ./scripts/build.sh

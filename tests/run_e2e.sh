@@ -33,6 +33,7 @@ for version in $VERSIONS; do
   common=(--master 'local-cluster[2,1,1024]'
           --jars "$jar"
           --conf spark.sql.cache.serializer=dev.tablecache.spark.NativeCachedBatchSerializer
+          --conf spark.sql.extensions=dev.tablecache.spark.TableCacheExtensions
           --conf spark.sql.inMemoryColumnarStorage.batchSize=200
           --conf spark.sql.shuffle.partitions=4
           --conf spark.ui.enabled=false

@@ -3,6 +3,7 @@
 DEFAULT = "org.apache.spark.sql.execution.columnar.DefaultCachedBatchSerializer"
 ARROW = "org.apache.spark.sql.execution.columnar.ArrowCachedBatchSerializer"
 OURS = "dev.tablecache.spark.NativeCachedBatchSerializer"
+EXTENSIONS = "dev.tablecache.spark.TableCacheExtensions"
 
 
 def _ours(label, fmt, stats, codec):
@@ -10,6 +11,8 @@ def _ours(label, fmt, stats, codec):
         "label": label,
         "conf": {
             "spark.sql.cache.serializer": OURS,
+            # The README's recommended set-up: columnar cache reads.
+            "spark.sql.extensions": EXTENSIONS,
             "spark.tablecache.format": fmt,
             "spark.tablecache.stats": "true" if stats else "false",
             "spark.tablecache.codec": codec,

@@ -36,14 +36,16 @@ class Summary:
     mismatches: list = field(default_factory=list)
 
 
-def phase_samples(result, phase, warmup=1):
-    """The session's timings of a phase; the first run of a repeated query is JIT warm-up."""
-    times = result["phases"][phase]
+def phase_samples(result, phase, warmup=1, key="phases"):
+    """The session's timings of a phase (`key`: "phases" for wall time, "task_cpu" for executor
+    CPU time); the first run of a repeated query is JIT warm-up."""
+    times = result[key][phase]
     return times[warmup:] if phase != "build" and len(times) > warmup else times
 
 
 def medians(raw):
-    """{mode: {phase or 'footprint': median}} pooled over every session of the mode."""
+    """{mode: {phase or 'footprint': median}} pooled over every session of the mode; executor
+    CPU medians under ("cpu", phase) when the sessions recorded them."""
     out = {}
     for mode in raw["modes"]:
         runs = [r for r in raw["results"] if r["mode"] == mode]
@@ -52,6 +54,9 @@ def medians(raw):
         row = {"footprint": statistics.median(r["footprint_bytes"] for r in runs)}
         for phase, _ in PHASES:
             row[phase] = statistics.median(t for r in runs for t in phase_samples(r, phase))
+            if all("task_cpu" in r for r in runs):
+                row[("cpu", phase)] = statistics.median(
+                    t for r in runs for t in phase_samples(r, phase, key="task_cpu"))
         generated = [r["generate_s"] for r in runs if r.get("generate_s") is not None]
         row["generate"] = statistics.median(generated) if generated else None
         row["disk"] = max(r["disk_bytes"] for r in runs)
@@ -105,29 +110,39 @@ def machine_lines(raw):
     ]
 
 
-def main_table(raw, med):
+def main_table(raw, med, cpu=False):
+    """Wall-time medians with footprints, or (cpu=True) executor CPU medians."""
     base = med.get(BASELINE)
-    head = ["mode", "footprint"] + [label for _, label in PHASES]
+    head = ["mode"] + ([] if cpu else ["footprint"]) + [label for _, label in PHASES]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for mode, row in med.items():
         cells = [MODES[mode]["label"]]
-        fp = f"{row['footprint'] / 2**20:.0f} MiB"
-        if base:
-            fp += f" ({row['footprint'] / base['footprint']:.2f})"
-        cells.append(fp)
-        for phase, _ in PHASES:
-            cell = fmt_seconds(row[phase])
+        if not cpu:
+            fp = f"{row['footprint'] / 2**20:.0f} MiB"
             if base:
-                cell += f" ({fmt_ratio(row[phase] / base[phase])})"
+                fp += f" ({row['footprint'] / base['footprint']:.2f})"
+            cells.append(fp)
+        for phase, _ in PHASES:
+            key = ("cpu", phase) if cpu else phase
+            cell = fmt_seconds(row[key])
+            if base and base[key]:
+                cell += f" ({fmt_ratio(row[key] / base[key])})"
             cells.append(cell)
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
+def has_cpu(med):
+    return bool(med) and all(("cpu", "build") in row for row in med.values())
+
+
 def targets_table(med):
     base = med.get(BASELINE)
     arrow = med.get("spark-arrow")
-    lines = ["| measure | target | ours / Spark default | met | ours / Spark Arrow |", "|---|---|---|---|---|"]
+    cpu = has_cpu(med)
+    lines = ["| measure | target | ours / Spark default | met | ours / Spark Arrow |"
+             + (" executor CPU: ours / Spark default | ours / Spark Arrow |" if cpu else ""),
+             "|---|---|---|---|---|" + ("---|---|" if cpu else "")]
     met_count = total = 0
     for label, mode, key, target in TARGETS:
         if mode not in med or not base:
@@ -137,16 +152,27 @@ def targets_table(med):
         vs_arrow = f"{med[mode][key] / arrow[key]:.2f}" if arrow else "n/a"
         if key == "footprint" and mode == HEADLINE_ZSTD and "spark-arrow-zstd" in med:
             vs_arrow = f"{med[mode][key] / med['spark-arrow-zstd'][key]:.2f} (vs Arrow zstd)"
-        lines.append(f"| {label} | <= {target} | {ratio:.2f} | {'yes' if met else 'NO'} | {vs_arrow} |")
+        line = f"| {label} | <= {target} | {ratio:.2f} | {'yes' if met else 'NO'} | {vs_arrow} |"
+        if cpu:
+            if key == "footprint":
+                line += " | |"
+            else:
+                c = ("cpu", key)
+                line += f" {med[mode][c] / base[c]:.2f} | " + (
+                    f"{med[mode][c] / arrow[c]:.2f} |" if arrow else "n/a |")
+        lines.append(line)
         met_count += met
         total += 1
     for v3, v2 in ((HEADLINE, "tc-v2-stats-lz4"), ("tc-v3-lz4", "tc-v2-lz4")):
         if v3 in med and v2 in med:
             speedup = med[v2]["read_1_of_16"] / med[v3]["read_1_of_16"]
             met = speedup >= V3_VS_V2_TARGET
-            lines.append(
-                f"| read 1/16: {MODES[v3]['label']} vs {MODES[v2]['label']} | >= {V3_VS_V2_TARGET}x "
-                f"faster | {speedup:.1f}x | {'yes' if met else 'NO'} | |")
+            line = (f"| read 1/16: {MODES[v3]['label']} vs {MODES[v2]['label']} | >= {V3_VS_V2_TARGET}x "
+                    f"faster | {speedup:.1f}x | {'yes' if met else 'NO'} | |")
+            if cpu:
+                c = ("cpu", "read_1_of_16")
+                line += f" {med[v2][c] / med[v3][c]:.1f}x faster | |"
+            lines.append(line)
             met_count += met
             total += 1
     return lines, met_count, total
@@ -186,6 +212,15 @@ def summarize(raw, criterion_dir=None):
         "## Medians (ratio to Spark default in brackets; lower is better)",
         "",
     ] + main_table(raw, med) + [""]
+    if has_cpu(med):
+        md += [
+            "## Executor CPU time (summed over tasks; ratio to Spark default in brackets)",
+            "",
+            "What each phase costs the executors, from Spark's task metrics (event log). A read's "
+            "wall time also holds Spark's fixed per-query cost (planning, scheduling, the shuffle, "
+            "collecting), the same for every serializer; this is the part the cache decides.",
+            "",
+        ] + main_table(raw, med, cpu=True) + [""]
     generate = med[raw["modes"][0]]["generate"]
     if generate is not None:
         md += [f"Generating the rows without caching takes {fmt_seconds(generate)}; "

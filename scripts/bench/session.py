@@ -6,10 +6,13 @@ cache alive at a time is part of the method).
 """
 
 import argparse
+import glob
 import hashlib
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 from pyspark.sql import SparkSession
@@ -68,12 +71,16 @@ def java_options(mode, args):
     return options
 
 
-def build_session(mode, args):
+def build_session(mode, args, event_log_dir):
     builder = (
         SparkSession.builder.master(f"local[{args.cores}]")
         .appName(f"tablecache-bench-{mode}")
         .config("spark.driver.memory", args.driver_memory)
         .config("spark.ui.enabled", "false")
+        # Task metrics per phase (see task_cpu_seconds), read back after the session.
+        .config("spark.eventLog.enabled", "true")
+        .config("spark.eventLog.dir", event_log_dir)
+        .config("spark.eventLog.compress", "false")
         .config("spark.sql.shuffle.partitions", str(args.partitions))
         .config("spark.driver.extraJavaOptions", java_options(mode, args))
     )
@@ -101,8 +108,53 @@ def timed(action):
     return time.perf_counter() - start, result
 
 
+def task_cpu_seconds(event_log_dir):
+    """{job group: executor CPU seconds summed over its tasks}, from the session's event log.
+
+    Wall time of a read phase includes Spark's fixed per-query cost (planning, scheduling 16+
+    tasks, the shuffle, collecting), which is the same for every serializer and dominates short
+    queries; the executors' CPU time is the work the cache read itself costs.
+    """
+    group_of_stage, cpu = {}, {}
+    # Spark 4 writes a directory of rolling event files per application.
+    for path in sorted(glob.glob(os.path.join(event_log_dir, "**", "*"), recursive=True)):
+        if not os.path.isfile(path):
+            continue
+        with open(path) as f:
+            for line in f:
+                event = json.loads(line)
+                kind = event.get("Event")
+                if kind == "SparkListenerJobStart":
+                    group = (event.get("Properties") or {}).get("spark.jobGroup.id")
+                    for stage in event.get("Stage IDs", []):
+                        group_of_stage[stage] = group
+                elif kind == "SparkListenerTaskEnd":
+                    group = group_of_stage.get(event.get("Stage ID"))
+                    metrics = event.get("Task Metrics") or {}
+                    if group is not None:
+                        cpu[group] = cpu.get(group, 0.0) + metrics.get("Executor CPU Time", 0) / 1e9
+    return cpu
+
+
+def in_group(spark, group, action):
+    """Runs and times an action with its jobs tagged `group` (for task_cpu_seconds)."""
+    spark.sparkContext.setJobGroup(group, group)
+    try:
+        return timed(action)
+    finally:
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+
+
 def run(args):
-    spark = build_session(args.mode, args)
+    event_log_dir = tempfile.mkdtemp(prefix="tablecache-bench-events-")
+    try:
+        return run_session(args, event_log_dir)
+    finally:
+        shutil.rmtree(event_log_dir, ignore_errors=True)
+
+
+def run_session(args, event_log_dir):
+    spark = build_session(args.mode, args, event_log_dir)
     version = spark.version
     serializer = spark.conf.get(SERIALIZER_KEY)
     table = spark.range(0, args.rows, 1, args.partitions).selectExpr(*COLUMNS)
@@ -118,7 +170,7 @@ def run(args):
     # StorageLevel.MEMORY_AND_DISK is the serialized level, which adds Spark's block compression.)
     cached = spark.table("src").cache()
     cached.createOrReplaceTempView("t")
-    build_s, count = timed(cached.count)
+    build_s, count = in_group(spark, "build#0", cached.count)
     mem, disk, parts = cached_size(spark)
     log(args, f"build {build_s:.2f}s, {mem / 2**20:.1f} MiB in memory, {disk / 2**20:.1f} MiB on disk")
     if count != args.rows or parts != args.partitions:
@@ -128,11 +180,13 @@ def run(args):
     digests = {}
     for name, sql in queries(args.rows):
         times = []
-        for _ in range(args.reps):
+        for rep in range(args.reps):
+            group = f"{name}#{rep}"
             if sql is None:
-                seconds, _ = timed(lambda: spark.table("t").write.format("noop").mode("overwrite").save())
+                seconds, _ = in_group(
+                    spark, group, lambda: spark.table("t").write.format("noop").mode("overwrite").save())
             else:
-                seconds, rows = timed(lambda: spark.sql(sql).collect())
+                seconds, rows = in_group(spark, group, lambda: spark.sql(sql).collect())
                 digests[name] = digest(rows)
             times.append(seconds)
         phases[name] = times
@@ -143,6 +197,9 @@ def run(args):
         raise SystemExit("the benchmark query does not read the cache:\n" + plan)
     cached.unpersist(blocking=True)
     spark.stop()
+    cpu = task_cpu_seconds(event_log_dir)
+    task_cpu = {name: [cpu.get(f"{name}#{rep}", 0.0) for rep in range(len(times))]
+                for name, times in phases.items()}
     return {
         "mode": args.mode,
         "iteration": args.iteration,
@@ -156,6 +213,8 @@ def run(args):
         "footprint_bytes": mem + disk,
         "disk_bytes": disk,
         "phases": phases,
+        # Executor CPU seconds of each run of each phase (same shape as "phases").
+        "task_cpu": task_cpu,
         "digests": digests,
     }
 

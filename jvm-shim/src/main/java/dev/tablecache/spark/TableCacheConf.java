@@ -29,6 +29,11 @@ final class TableCacheConf {
   static final String STRING_BOUND_LIMIT = PREFIX + "stringBoundLimit";
   /** fallback | fail: what to do when the native library is unavailable. */
   static final String ON_UNAVAILABLE = PREFIX + "onUnavailable";
+  /**
+   * true | false: with {@link TableCacheExtensions} installed, read caches through columnar
+   * whole-stage code ({@link ColumnarCacheReadRule}); a runtime switch for that rule.
+   */
+  static final String COLUMNAR_READ = PREFIX + "columnarRead";
 
   static final long DEFAULT_BATCH_BYTES = 32L << 20;
   /** Hard cap: a frame's column lengths are u32 and raw lengths must stay below 2^31. */
@@ -58,6 +63,11 @@ final class TableCacheConf {
             .build();
     return new WriteSettings(
         options, batchRows, batchBytes, zeroCopyMinRows, conf.sessionLocalTimeZone());
+  }
+
+  /** Whether {@link ColumnarCacheReadRule} rewrites plans in this session. */
+  static boolean columnarRead(SQLConf conf) {
+    return boolConf(conf, COLUMNAR_READ, true);
   }
 
   /** Whether an unavailable native library must fail the query instead of falling back. */

@@ -73,6 +73,7 @@ class DifferentialSparkTest {
               "spark.tablecache.format", "v2",
               "spark.tablecache.codec", "none",
               "spark.tablecache.batchRows", "7"),
+          new Config("v3-lz4-rowread", "spark.tablecache.columnarRead", "false"),
           new Config(
               "legacy-auto", "spark.tablecache.format", "legacy", "spark.tablecache.codec", "auto"),
           new Config(
@@ -167,7 +168,7 @@ class DifferentialSparkTest {
       containers.add(DynamicContainer.dynamicContainer(c.name, tests));
     }
     // Columnar output, as a columnar engine would read the cache.
-    for (Config c : List.of(DEFAULT, CHUNKED.get(0), CHUNKED.get(1))) {
+    for (Config c : List.of(DEFAULT, CHUNKED.get(0), CHUNKED.get(2))) {
       List<DynamicNode> tests = new ArrayList<>();
       tests.add(DynamicTest.dynamicTest("cache", () -> cache(c)));
       for (String q : COLUMNAR_PROJECTIONS) {

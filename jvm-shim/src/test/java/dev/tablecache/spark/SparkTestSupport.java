@@ -33,7 +33,10 @@ final class SparkTestSupport {
 
   private SparkTestSupport() {}
 
-  /** A fresh local[2] session using NativeCachedBatchSerializer (or {@code serializer}). */
+  /**
+   * A fresh local[2] session using NativeCachedBatchSerializer and TableCacheExtensions (or what
+   * {@code conf} sets instead).
+   */
   static SparkSession start(String appName, Map<String, String> conf) {
     resetSerializer();
     SparkSession.Builder b =
@@ -41,6 +44,9 @@ final class SparkTestSupport {
             .master("local[2]")
             .appName(appName)
             .config("spark.sql.cache.serializer", NativeCachedBatchSerializer.class.getName())
+            // The recommended set-up: columnar cache reads (spark.tablecache.columnarRead
+            // switches them off per session).
+            .config("spark.sql.extensions", TableCacheExtensions.class.getName())
             .config("spark.ui.enabled", "false")
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.driver.host", "127.0.0.1")
