@@ -279,9 +279,41 @@ def chart(raw, path):
     plt.close(fig)
 
 
-if __name__ == "__main__":
-    import sys
+def complete_iterations(raw):
+    """An interrupted run's raw.json cut to its complete iterations (every mode measured alike)."""
+    per_mode = {}
+    for r in raw["results"]:
+        per_mode.setdefault(r["mode"], []).append(r)
+    done = min((len(per_mode.get(m, [])) for m in raw["modes"]), default=0)
+    cut = dict(raw)
+    cut["results"] = [r for r in raw["results"] if r["iteration"] < done]
+    cut["config"] = dict(raw["config"], iterations=done)
+    cut["title"] = (f"{raw['title']} (interrupted: {done} of {raw['config']['iterations']} "
+                    f"iterations complete)")
+    return cut
 
-    with open(sys.argv[1]) as f:
-        data = json.load(f)
-    print(summarize(data, sys.argv[2] if len(sys.argv) > 2 else None).markdown)
+
+def main():
+    """Summarises a raw.json again (e.g. an interrupted run's): summary.md and chart.png beside it."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("raw", help="raw.json written by run.py")
+    parser.add_argument("--criterion", help="criterion output dir to summarise (target/criterion)")
+    parser.add_argument("--no-chart", action="store_true")
+    args = parser.parse_args()
+    with open(args.raw) as f:
+        raw = json.load(f)
+    if not raw.get("complete", True):
+        raw = complete_iterations(raw)
+    out = os.path.dirname(os.path.abspath(args.raw))
+    summary = summarize(raw, args.criterion)
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write(summary.markdown)
+    if not args.no_chart:
+        chart(raw, os.path.join(out, "chart.png"))
+    print(summary.console)
+
+
+if __name__ == "__main__":
+    main()
