@@ -5,11 +5,13 @@
 #   scripts/fuzz.sh [seconds-per-target] [target...]     # default: 60 s each, all targets
 #   FUZZ_RUNS=10000000 scripts/fuzz.sh [target...]       # a number of executions instead
 #
-# Environment: FUZZ_RUNS (executions per target; overrides the time), FUZZ_MALLOC_LIMIT_MB (512:
+# Environment: FUZZ_SANITIZER (address, the default, or none), FUZZ_RUNS (executions per target;
+# overrides the time), FUZZ_MALLOC_LIMIT_MB (512:
 # one allocation this large is a finding), FUZZ_RSS_LIMIT_MB (2048), FUZZ_TIMEOUT (10 s per
 # input), FUZZ_ARGS (more libFuzzer flags).
 # Corpora grow in native/fuzz/corpus/<target>, findings land in native/fuzz/artifacts/<target>
-# (both gitignored); build output in native/fuzz/target. One core per target, targets in turn.
+# (both gitignored); build output in native/fuzz/target (target-none without ASan). One core per
+# target, targets in turn.
 # Exit status 1 when any target found a crash, an OOM, a leak or a timeout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,8 +74,15 @@ seed() {
 }
 
 seed
-echo "building fuzz targets (cargo +nightly fuzz build, release + debug assertions, ASan)"
-(cd native && cargo +nightly fuzz build)
+# FUZZ_SANITIZER=none builds without AddressSanitizer (several times more executions per second;
+# the format core has no unsafe code, but ASan also watches arrow-rs'), in its own target dir.
+sanitizer=${FUZZ_SANITIZER:-address}
+san=(-s "$sanitizer")
+if [[ $sanitizer != address ]]; then
+  export CARGO_TARGET_DIR=$PWD/native/fuzz/target-$sanitizer
+fi
+echo "building fuzz targets (cargo +nightly fuzz build, release + debug assertions, sanitizer $sanitizer)"
+(cd native && cargo +nightly fuzz build "${san[@]}")
 
 limit=(-max_total_time="$seconds")
 [[ -n ${FUZZ_RUNS:-} ]] && limit=(-runs="$FUZZ_RUNS")
@@ -82,12 +91,12 @@ summary=()
 for target in "${targets[@]}"; do
   mkdir -p "$artifacts/$target" "$fuzz/logs"
   # One log per run (runs add up: the corpus carries over), e.g. logs/frame-20261130T160000.log.
-  log=$fuzz/logs/$target-$(date -u +%Y%m%dT%H%M%S).log
+  log=$fuzz/logs/$target-$sanitizer-$(date -u +%Y%m%dT%H%M%S).log
   before=$(ls "$artifacts/$target" | sort)
   echo "== $target (${limit[*]}) log: $log"
   set +e
   # shellcheck disable=SC2086
-  (cd native && cargo +nightly fuzz run "$target" "fuzz/corpus/$target" -- \
+  (cd native && cargo +nightly fuzz run "${san[@]}" "$target" "fuzz/corpus/$target" -- \
     "${limit[@]}" -malloc_limit_mb="${FUZZ_MALLOC_LIMIT_MB:-512}" \
     -rss_limit_mb="${FUZZ_RSS_LIMIT_MB:-2048}" -timeout="${FUZZ_TIMEOUT:-10}" \
     -print_final_stats=1 ${FUZZ_ARGS:-}) >"$log" 2>&1

@@ -2,6 +2,7 @@ package dev.tablecache.spark;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
@@ -82,12 +83,38 @@ public final class NativeColumnVector extends ColumnVector {
     this.vector = vector;
     this.layout = layout;
     int rowCount = vector.getValueCount();
-    this.nullCount = vector.getNullCount();
+    this.nullCount = nullCount(vector, rowCount);
     this.validity =
         nullCount == 0 || rowCount == 0 ? 0 : vector.getValidityBuffer().memoryAddress();
     boolean variable = layout == Layout.VAR_32 || layout == Layout.VAR_64;
     this.data = rowCount == 0 ? 0 : vector.getDataBuffer().memoryAddress();
     this.offsets = variable && rowCount > 0 ? vector.getOffsetBuffer().memoryAddress() : 0;
+  }
+
+  /**
+   * The vector's null count, by popcount over its validity bitmap 8 bytes at a time. Arrow Java's
+   * {@code getNullCount} does a bounds-checked read per byte, which showed as about 8% of task
+   * time when reading 1 column per batch. Falls back to it for a bitmap shorter than the rows.
+   */
+  private static int nullCount(ValueVector vector, int rowCount) {
+    if (rowCount == 0) {
+      return 0;
+    }
+    ArrowBuf bitmap = vector.getValidityBuffer();
+    long bytes = (rowCount + 7L) >>> 3;
+    if (bitmap == null || bitmap.capacity() < bytes) {
+      return vector.getNullCount();
+    }
+    long address = bitmap.memoryAddress();
+    long fullWords = rowCount >>> 6;
+    long set = 0;
+    for (long w = 0; w < fullWords; w++) {
+      set += Long.bitCount(Platform.getLong(null, address + 8 * w));
+    }
+    for (int row = (int) (fullWords << 6); row < rowCount; row++) {
+      set += (Platform.getByte(null, address + (row >>> 3)) >>> (row & 7)) & 1;
+    }
+    return (int) (rowCount - set);
   }
 
   /**
