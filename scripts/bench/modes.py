@@ -44,6 +44,12 @@ MODES = {
     "tc-v3-lz4": _ours("ours V3 lz4", "v3", False, "lz4"),
     "tc-v3-stats-lz4": _ours("ours V3+stats lz4", "v3", True, "lz4"),
     "tc-v3-stats-zstd": _ours("ours V3+stats zstd", "v3", True, "zstd"),
+    # Not in "all": the headline mode read through Spark's row path, to measure the extension.
+    "tc-v3-stats-lz4-rowread": dict(
+        _ours("ours V3+stats lz4, row path", "v3", True, "lz4"),
+        conf={**_ours("", "v3", True, "lz4")["conf"], "spark.tablecache.columnarRead": "false"},
+        extra=True,
+    ),
 }
 
 # The mode the targets are stated for, and the reference every ratio divides by.

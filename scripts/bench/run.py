@@ -34,7 +34,8 @@ def version_tuple(text):
 
 def select_modes(requested, spark_version):
     """The requested modes in display order, without Arrow modes on a Spark that lacks them."""
-    names = [m for m in MODES if requested == "all" or m in requested.split(",")]
+    names = [m for m in MODES
+             if (requested == "all" and not MODES[m].get("extra")) or m in requested.split(",")]
     unknown = set(requested.split(",")) - set(MODES) - {"all"}
     if unknown:
         raise SystemExit(f"unknown modes: {', '.join(sorted(unknown))}; known: {', '.join(MODES)}")
