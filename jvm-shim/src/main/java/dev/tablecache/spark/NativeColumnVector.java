@@ -83,9 +83,9 @@ public final class NativeColumnVector extends ColumnVector {
     this.vector = vector;
     this.layout = layout;
     int rowCount = vector.getValueCount();
-    this.nullCount = nullCount(vector, rowCount);
-    this.validity =
-        nullCount == 0 || rowCount == 0 ? 0 : vector.getValidityBuffer().memoryAddress();
+    ArrowBuf bitmap = rowCount == 0 ? null : vector.getValidityBuffer();
+    this.nullCount = nullCount(vector, bitmap, rowCount);
+    this.validity = nullCount == 0 ? 0 : bitmap.memoryAddress();
     boolean variable = layout == Layout.VAR_32 || layout == Layout.VAR_64;
     this.data = rowCount == 0 ? 0 : vector.getDataBuffer().memoryAddress();
     this.offsets = variable && rowCount > 0 ? vector.getOffsetBuffer().memoryAddress() : 0;
@@ -96,11 +96,10 @@ public final class NativeColumnVector extends ColumnVector {
    * {@code getNullCount} does a bounds-checked read per byte, which showed as about 8% of task
    * time when reading 1 column per batch. Falls back to it for a bitmap shorter than the rows.
    */
-  private static int nullCount(ValueVector vector, int rowCount) {
+  private static int nullCount(ValueVector vector, ArrowBuf bitmap, int rowCount) {
     if (rowCount == 0) {
       return 0;
     }
-    ArrowBuf bitmap = vector.getValidityBuffer();
     long bytes = (rowCount + 7L) >>> 3;
     if (bitmap == null || bitmap.capacity() < bytes) {
       return vector.getNullCount();

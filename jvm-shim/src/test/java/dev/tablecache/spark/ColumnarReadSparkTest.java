@@ -13,14 +13,12 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.ColumnarToRowExec;
 import org.apache.spark.sql.execution.InputAdapter;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
 import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.apache.spark.sql.execution.columnar.DefaultCachedBatchSerializer;
 import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * {@link TableCacheExtensions}: where a row-based operator reads one of our caches, the executed
@@ -77,27 +75,20 @@ class ColumnarReadSparkTest {
 
   /** Whether some ColumnarToRowExec of the executed plan (AQE stages included) reads a cache. */
   private static boolean scanUnderColumnarToRow(SparkPlan plan) {
-    if (plan instanceof ColumnarToRowExec) {
-      SparkPlan child = ((ColumnarToRowExec) plan).child();
-      if (child instanceof InputAdapter) {
-        child = ((InputAdapter) child).child();
-      }
-      if (child instanceof QueryStageExec) {
-        child = ((QueryStageExec) child).plan();
-      }
-      return child instanceof InMemoryTableScanExec;
+    return SparkTestSupport.findPlan(plan, ColumnarReadSparkTest::readsCacheAsColumns) != null;
+  }
+
+  private static boolean readsCacheAsColumns(SparkPlan plan) {
+    if (!(plan instanceof ColumnarToRowExec)) {
+      return false;
     }
-    if (plan instanceof AdaptiveSparkPlanExec) {
-      return scanUnderColumnarToRow(((AdaptiveSparkPlanExec) plan).executedPlan());
+    SparkPlan child = ((ColumnarToRowExec) plan).child();
+    if (child instanceof InputAdapter) {
+      child = ((InputAdapter) child).child();
     }
-    if (plan instanceof QueryStageExec) {
-      return scanUnderColumnarToRow(((QueryStageExec) plan).plan());
+    if (child instanceof QueryStageExec) {
+      child = ((QueryStageExec) child).plan();
     }
-    for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
-      if (scanUnderColumnarToRow(child)) {
-        return true;
-      }
-    }
-    return false;
+    return child instanceof InMemoryTableScanExec;
   }
 }

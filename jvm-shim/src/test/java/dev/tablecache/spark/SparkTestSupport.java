@@ -105,19 +105,27 @@ final class SparkTestSupport {
   }
 
   private static InMemoryTableScanExec findScan(SparkPlan plan) {
-    if (plan instanceof InMemoryTableScanExec) {
-      return (InMemoryTableScanExec) plan;
+    return (InMemoryTableScanExec) findPlan(plan, p -> p instanceof InMemoryTableScanExec);
+  }
+
+  /**
+   * The first node of an executed plan (adaptive plans and query stages included, depth first)
+   * that {@code match} accepts, or null.
+   */
+  static SparkPlan findPlan(SparkPlan plan, java.util.function.Predicate<SparkPlan> match) {
+    if (match.test(plan)) {
+      return plan;
     }
     if (plan instanceof AdaptiveSparkPlanExec) {
-      return findScan(((AdaptiveSparkPlanExec) plan).executedPlan());
+      return findPlan(((AdaptiveSparkPlanExec) plan).executedPlan(), match);
     }
     if (plan instanceof QueryStageExec) {
-      return findScan(((QueryStageExec) plan).plan());
+      return findPlan(((QueryStageExec) plan).plan(), match);
     }
     for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
-      InMemoryTableScanExec s = findScan(child);
-      if (s != null) {
-        return s;
+      SparkPlan found = findPlan(child, match);
+      if (found != null) {
+        return found;
       }
     }
     return null;
