@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use arrow_array::Array;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use tablecache::{decode, write, Codec, Format, WriteOptions};
+use tablecache::{decode, write, Codec, Encoding, Format, WriteOptions};
 
 const ROWS: usize = 10_000;
 
@@ -37,6 +37,13 @@ fn cases() -> Vec<(&'static str, WriteOptions)> {
     vec![
         ("v3_stats_none", o(Format::V3, Codec::None, true)),
         ("v3_stats_lz4", o(Format::V3, Codec::Lz4, true)),
+        (
+            "v3_stats_lz4_plain",
+            WriteOptions {
+                encoding: Encoding::Plain,
+                ..o(Format::V3, Codec::Lz4, true)
+            },
+        ),
         ("v3_nostats_lz4", o(Format::V3, Codec::Lz4, false)),
         ("v3_stats_zstd", o(Format::V3, Codec::Zstd, true)),
         ("v2_stats_lz4", o(Format::V2, Codec::Lz4, true)),

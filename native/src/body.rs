@@ -8,7 +8,9 @@ use arrow_data::{ArrayData, ArrayDataBuilder};
 use arrow_schema::DataType;
 
 use crate::cursor::{pad8, to_u32, Cursor};
+use crate::encoding::{split_into, splits, unsplit_in_place, Encoding};
 use crate::error::{Error, Result};
+use std::ops::Range;
 
 /// How a type's node is laid out.
 #[derive(Debug, Clone, Copy)]
@@ -104,6 +106,8 @@ pub(crate) fn normalized(data: &ArrayData) -> Result<ArrayData> {
 pub(crate) struct BodyParts<'a> {
     nodes: Vec<(u32, u32)>,
     buffers: Vec<&'a [u8]>,
+    /// Element width of each buffer (1 for bitmaps and variable-length bytes).
+    widths: Vec<usize>,
 }
 
 impl<'a> BodyParts<'a> {
@@ -157,6 +161,7 @@ impl<'a> BodyParts<'a> {
                 self.buffers.push(buffer(0, (len + 1) * offset_width)?)
             }
         }
+        own_buffer_widths(layout, &mut self.widths);
         for child in data.child_data() {
             self.push(child)?;
         }
@@ -179,8 +184,13 @@ impl<'a> BodyParts<'a> {
             + self.buffers.iter().map(|b| pad8(b.len())).sum::<usize>()
     }
 
-    /// Appends the column body (FORMAT.md §3) to `out`.
-    pub(crate) fn write(&self, out: &mut Vec<u8>) -> Result<()> {
+    /// Whether `encoding` would change any buffer of these parts.
+    pub(crate) fn encodes(&self, encoding: Encoding) -> bool {
+        encoding == Encoding::ByteStreamSplit && self.widths.iter().any(|&w| splits(w))
+    }
+
+    /// Appends the column body (FORMAT.md §3) to `out`, its buffers laid out per `encoding`.
+    pub(crate) fn write(&self, out: &mut Vec<u8>, encoding: Encoding) -> Result<()> {
         let start = out.len();
         out.reserve(self.encoded_len());
         out.extend_from_slice(&to_u32(self.nodes.len(), "node count")?.to_le_bytes());
@@ -193,8 +203,12 @@ impl<'a> BodyParts<'a> {
             out.extend_from_slice(&to_u32(b.len(), "buffer length")?.to_le_bytes());
         }
         out.resize(start + pad8(out.len() - start), 0);
-        for b in &self.buffers {
-            out.extend_from_slice(b);
+        for (b, &width) in self.buffers.iter().zip(&self.widths) {
+            if encoding == Encoding::ByteStreamSplit && splits(width) {
+                split_into(width, b, out);
+            } else {
+                out.extend_from_slice(b);
+            }
             out.resize(start + pad8(out.len() - start), 0);
         }
         Ok(())
@@ -217,32 +231,20 @@ fn last_offset(offsets: &[u8], width: usize) -> Result<usize> {
     usize::try_from(value).map_err(|_| Error::Internal(format!("negative offset {value}")))
 }
 
-/// Nodes and buffers to rebuild arrays from, consumed in traversal order.
+/// Where one column body's nodes and buffers are, within a payload (FORMAT.md §3).
 #[derive(Debug)]
-pub(crate) struct PartsReader {
+pub(crate) struct BodyLayout {
     nodes: Vec<(usize, usize)>,
-    buffers: Vec<Buffer>,
-    next_node: usize,
-    next_buffer: usize,
-    what: String,
+    buffers: Vec<Range<usize>>,
+    /// The offset just past the body (after the last buffer's padding).
+    pub(crate) end: usize,
 }
 
-impl PartsReader {
-    /// Parts given directly (the JNI import path).
-    pub(crate) fn new(nodes: Vec<(usize, usize)>, buffers: Vec<Buffer>, what: String) -> Self {
-        PartsReader {
-            nodes,
-            buffers,
-            next_node: 0,
-            next_buffer: 0,
-            what,
-        }
-    }
-
-    /// Parses the column body starting at `start` of `body` (a decompressed
-    /// payload); returns the reader and the offset just past the body.
-    pub(crate) fn parse(body: &Buffer, start: usize, what: String) -> Result<(Self, usize)> {
-        let mut cur = Cursor::at(body.as_slice(), start);
+impl BodyLayout {
+    /// Parses the column body header at `start` of `body` and checks that every buffer lies
+    /// within `body`.
+    pub(crate) fn parse(body: &[u8], start: usize, what: &str) -> Result<Self> {
+        let mut cur = Cursor::at(body, start);
         let node_count = cur.u32("column body node count")? as usize;
         let buffer_count = cur.u32("column body buffer count")? as usize;
         // Each node and length occupies bytes in the body, so these reads bound the counts.
@@ -272,7 +274,7 @@ impl PartsReader {
                     end: pos as u64 + len as u64,
                     len: body.len(),
                 })?;
-            buffers.push(body.slice_with_length(pos, len));
+            buffers.push(pos..end);
             pos = start + pad8(end - start);
         }
         if pos > body.len() {
@@ -283,7 +285,101 @@ impl PartsReader {
                 len: body.len(),
             });
         }
-        Ok((PartsReader::new(nodes, buffers, what), pos))
+        Ok(BodyLayout {
+            nodes,
+            buffers,
+            end: pos,
+        })
+    }
+
+    /// Undoes BYTE_STREAM_SPLIT on this body's buffers in place; `data_type` (the column's
+    /// type) gives each buffer's element width.
+    pub(crate) fn unsplit(
+        &self,
+        body: &mut [u8],
+        data_type: &DataType,
+        scratch: &mut Vec<u8>,
+        what: &str,
+    ) -> Result<()> {
+        let mut widths = Vec::with_capacity(self.buffers.len());
+        buffer_widths(data_type, &mut widths)?;
+        if widths.len() != self.buffers.len() {
+            return Err(Error::SchemaMismatch(format!(
+                "{what}: {} buffers present, the schema uses {}",
+                self.buffers.len(),
+                widths.len()
+            )));
+        }
+        for (range, &width) in self.buffers.iter().zip(&widths) {
+            if splits(width) {
+                unsplit_in_place(width, &mut body[range.clone()], scratch);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The element widths of the buffers a node of `layout` owns (not its children's), in order.
+fn own_buffer_widths(layout: Layout, widths: &mut Vec<usize>) {
+    if !matches!(layout, Layout::Null) {
+        widths.push(1); // validity
+    }
+    match layout {
+        Layout::Null | Layout::Struct | Layout::FixedSizeList => {}
+        Layout::Boolean => widths.push(1),
+        Layout::Fixed(width) => widths.push(width),
+        Layout::Dictionary { key_width } => widths.push(key_width),
+        Layout::VarLen { offset_width } => widths.extend([offset_width, 1]),
+        Layout::List { offset_width } => widths.push(offset_width),
+    }
+}
+
+/// The element widths of every buffer in `data_type`'s tree, in traversal order.
+fn buffer_widths(data_type: &DataType, widths: &mut Vec<usize>) -> Result<()> {
+    own_buffer_widths(layout(data_type)?, widths);
+    match data_type {
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::Map(f, _)
+        | DataType::FixedSizeList(f, _) => buffer_widths(f.data_type(), widths),
+        DataType::Struct(fields) => fields
+            .iter()
+            .try_for_each(|f| buffer_widths(f.data_type(), widths)),
+        DataType::Dictionary(_, value) => buffer_widths(value, widths),
+        _ => Ok(()),
+    }
+}
+
+/// Nodes and buffers to rebuild arrays from, consumed in traversal order.
+#[derive(Debug)]
+pub(crate) struct PartsReader {
+    nodes: Vec<(usize, usize)>,
+    buffers: Vec<Buffer>,
+    next_node: usize,
+    next_buffer: usize,
+    what: String,
+}
+
+impl PartsReader {
+    /// Parts given directly (the JNI import path).
+    pub(crate) fn new(nodes: Vec<(usize, usize)>, buffers: Vec<Buffer>, what: String) -> Self {
+        PartsReader {
+            nodes,
+            buffers,
+            next_node: 0,
+            next_buffer: 0,
+            what,
+        }
+    }
+
+    /// A reader over `body` (a decompressed payload) for the column body whose layout is `layout`.
+    pub(crate) fn over(body: &Buffer, layout: BodyLayout, what: String) -> Self {
+        let buffers = layout
+            .buffers
+            .into_iter()
+            .map(|r| body.slice_with_length(r.start, r.len()))
+            .collect();
+        PartsReader::new(layout.nodes, buffers, what)
     }
 
     fn node(&mut self) -> Result<(usize, usize)> {

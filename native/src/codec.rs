@@ -1,7 +1,7 @@
 //! Per-payload compression (lz4 block, zstd) with allocation bounds derived
 //! from the input, and CRC32C checksums.
 
-use arrow_buffer::{Buffer, MutableBuffer};
+use arrow_buffer::MutableBuffer;
 
 use crate::error::{Error, Result};
 
@@ -138,13 +138,14 @@ pub(crate) fn check_raw_len(
 }
 
 /// Decompresses one stored payload into a fresh 64-byte-aligned buffer of
-/// exactly `raw_len` bytes, so Arrow buffers can be sliced from it without a copy.
+/// exactly `raw_len` bytes, so Arrow buffers can be sliced from it without a copy
+/// (mutable, so that an encoding can be undone in place first).
 pub(crate) fn decompress(
     stored: &[u8],
     codec: StoredCodec,
     raw_len: usize,
     what: &dyn Fn() -> String,
-) -> Result<Buffer> {
+) -> Result<MutableBuffer> {
     check_raw_len(codec, stored.len() as u64, raw_len as u64).map_err(|reason| {
         Error::Decompression {
             what: what(),
@@ -156,7 +157,11 @@ pub(crate) fn decompress(
         reason,
     };
     match codec {
-        StoredCodec::None => Ok(Buffer::from_slice_ref(stored)),
+        StoredCodec::None => {
+            let mut out = MutableBuffer::with_capacity(raw_len);
+            out.extend_from_slice(stored);
+            Ok(out)
+        }
         StoredCodec::Lz4 => {
             let mut out = MutableBuffer::from_len_zeroed(raw_len);
             let n = lz4_flex::block::decompress_into(stored, out.as_slice_mut())
@@ -164,7 +169,7 @@ pub(crate) fn decompress(
             if n != raw_len {
                 return Err(fail(format!("lz4 produced {n} bytes, expected {raw_len}")));
             }
-            Ok(out.into())
+            Ok(out)
         }
         StoredCodec::Zstd => {
             let declared = zstd::zstd_safe::get_frame_content_size(stored)
@@ -180,7 +185,7 @@ pub(crate) fn decompress(
             if n != raw_len {
                 return Err(fail(format!("zstd produced {n} bytes, expected {raw_len}")));
             }
-            Ok(out.into())
+            Ok(out)
         }
     }
 }

@@ -127,6 +127,9 @@ pub enum Error {
     /// The codec id is unknown.
     #[error("unsupported codec id {0} (known: 0 none, 1 lz4, 2 zstd)")]
     UnsupportedCodec(u8),
+    /// The encoding id is unknown.
+    #[error("unsupported encoding id {0} (known: 0 plain, 1 byte_stream_split)")]
+    UnsupportedEncoding(u8),
     /// Decompression failed or produced the wrong size.
     #[error("cannot decompress {what}: {reason}")]
     Decompression {
@@ -204,7 +207,9 @@ impl Error {
             Error::UnsupportedVersion(_) | Error::UnsupportedFlags(_) => {
                 ErrorKind::UnsupportedVersion
             }
-            Error::UnsupportedCodec(_) => ErrorKind::UnsupportedCodec,
+            Error::UnsupportedCodec(_) | Error::UnsupportedEncoding(_) => {
+                ErrorKind::UnsupportedCodec
+            }
             Error::SchemaMismatch(_) => ErrorKind::SchemaMismatch,
             Error::ColumnOutOfRange { .. } | Error::NegativeColumn(_) => {
                 ErrorKind::ColumnOutOfRange

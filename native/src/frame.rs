@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::codec::{self, StoredCodec};
 use crate::cursor::Cursor;
+use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::schema::{global_schema_cache, InternedSchema};
 use crate::stats::{self, BoundKind, ColumnStats};
@@ -24,7 +25,10 @@ pub const DIRECTORY_ENTRY_LEN: usize = 20;
 pub(crate) const FLAG_STATS: u8 = 0x01;
 const CHECKSUM_SHIFT: u8 = 1;
 const CHECKSUM_MASK: u8 = 0x06;
-const RESERVED_FLAGS: u8 = 0xF8;
+/// Some directory entry has a non-plain encoding; readers that predate encodings see a
+/// reserved bit and report UNSUPPORTED_VERSION instead of misreading the payloads.
+pub(crate) const FLAG_ENCODED: u8 = 0x08;
+const RESERVED_FLAGS: u8 = 0xF0;
 
 /// A cached-batch format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -100,6 +104,8 @@ pub struct DirectoryEntry {
     pub checksum: u32,
     /// The codec of the stored bytes.
     pub codec: StoredCodec,
+    /// How the column bodies are laid out before the codec.
+    pub encoding: Encoding,
 }
 
 /// A parsed V2/V3 frame: everything but the payloads, which stay borrowed.
@@ -201,7 +207,12 @@ impl<'a> Frame<'a> {
         if row_count > MAX_ROW_COUNT {
             return Err(Error::RowCountTooLarge(row_count.into()));
         }
-        let directory = parse_directory(directory_bytes, bytes.len() - payload_start, checksum)?;
+        let directory = parse_directory(
+            directory_bytes,
+            bytes.len() - payload_start,
+            checksum,
+            flags & FLAG_ENCODED != 0,
+        )?;
         let schema = global_schema_cache().get_or_parse(schema_bytes)?;
         let fields = schema.schema.fields();
         if fields.len() != column_count as usize {
@@ -270,6 +281,7 @@ fn parse_directory(
     bytes: &[u8],
     payload_len: usize,
     checksum: ChecksumKind,
+    encoded_flag: bool,
 ) -> Result<Vec<DirectoryEntry>> {
     let mut entries = Vec::with_capacity(bytes.len() / DIRECTORY_ENTRY_LEN);
     let mut expected_offset: u64 = 0;
@@ -280,12 +292,18 @@ fn parse_directory(
         let raw_len = cur.u32("directory raw length")?;
         let crc = cur.u32("directory checksum")?;
         let codec_id = cur.u8("directory codec")?;
-        let reserved = cur.take(3, "directory reserved")?;
+        let encoding_id = cur.u8("directory encoding")?;
+        let reserved = cur.take(2, "directory reserved")?;
         let bad = |reason: String| Error::CorruptDirectory { index, reason };
-        if reserved != [0, 0, 0] {
+        if reserved != [0, 0] {
             return Err(bad(format!("reserved bytes {reserved:02x?}")));
         }
         let codec = StoredCodec::from_id(codec_id)?;
+        let encoding =
+            Encoding::from_stored(encoding_id).ok_or(Error::UnsupportedEncoding(encoding_id))?;
+        if encoding != Encoding::Plain && !encoded_flag {
+            return Err(bad("encoded, but the ENCODED flag is clear".into()));
+        }
         if u64::from(offset) != expected_offset {
             return Err(bad(format!(
                 "offset {offset}, expected {expected_offset} (payloads are contiguous)"
@@ -313,6 +331,13 @@ fn parse_directory(
             raw_len,
             checksum: crc,
             codec,
+            encoding,
+        });
+    }
+    if encoded_flag && entries.iter().all(|e| e.encoding == Encoding::Plain) {
+        return Err(Error::CorruptDirectory {
+            index: 0,
+            reason: "the ENCODED flag is set but no payload is encoded".into(),
         });
     }
     if expected_offset != payload_len as u64 {

@@ -16,6 +16,7 @@ mod body;
 pub mod coalesce;
 mod codec;
 mod cursor;
+mod encoding;
 mod error;
 mod frame;
 mod legacy;
@@ -27,6 +28,7 @@ mod write;
 pub mod jni;
 
 pub use codec::{Codec, StoredCodec};
+pub use encoding::Encoding;
 pub use error::{Error, ErrorKind, Result};
 pub use frame::{
     detect, ChecksumKind, DirectoryEntry, Format, Frame, DIRECTORY_ENTRY_LEN, HEADER_LEN,

@@ -5,8 +5,9 @@ use std::sync::Arc;
 use arrow_array::{make_array, ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema, SchemaRef};
 
-use crate::body::PartsReader;
+use crate::body::{BodyLayout, PartsReader};
 use crate::codec;
+use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::frame::{detect, Format, Frame};
 
@@ -95,38 +96,41 @@ fn assemble(schema: SchemaRef, columns: Vec<ArrayRef>, rows: usize) -> Result<Re
 fn decode_v3_column(frame: &Frame<'_>, index: usize) -> Result<ArrayRef> {
     let (stored, entry) = frame.payload(index)?;
     let what = || format!("column {index}");
-    let body = codec::decompress(stored, entry.codec, entry.raw_len as usize, &what)?;
-    let (mut reader, end) = PartsReader::parse(&body, 0, what())?;
-    if end != body.len() {
+    let mut body = codec::decompress(stored, entry.codec, entry.raw_len as usize, &what)?;
+    let schema = frame.schema.schema.as_ref();
+    let layout = BodyLayout::parse(&body, 0, &what())?;
+    if layout.end != body.len() {
         return Err(Error::TrailingBytes {
             what: "column body",
-            extra: body.len() - end,
+            extra: body.len() - layout.end,
         });
     }
-    read_column(
-        &mut reader,
-        frame.schema.schema.as_ref(),
-        index,
-        frame.row_count as usize,
-    )
+    if entry.encoding == Encoding::ByteStreamSplit {
+        let data_type = schema.field(index).data_type();
+        layout.unsplit(body.as_slice_mut(), data_type, &mut Vec::new(), &what())?;
+    }
+    let mut reader = PartsReader::over(&body.into(), layout, what());
+    read_column(&mut reader, schema, index, frame.row_count as usize)
 }
 
 fn decode_whole_batch(frame: &Frame<'_>) -> Result<Vec<ArrayRef>> {
     let (stored, entry) = frame.payload(0)?;
-    let body = codec::decompress(stored, entry.codec, entry.raw_len as usize, &|| {
+    let mut body = codec::decompress(stored, entry.codec, entry.raw_len as usize, &|| {
         "whole-batch payload".to_string()
     })?;
+    let schema = frame.schema.schema.as_ref();
+    let mut scratch = Vec::new();
     let mut pos = 0;
-    let mut columns = Vec::with_capacity(frame.column_count as usize);
+    let mut layouts = Vec::with_capacity(frame.column_count as usize);
     for index in 0..frame.column_count as usize {
-        let (mut reader, end) = PartsReader::parse(&body, pos, format!("column {index}"))?;
-        columns.push(read_column(
-            &mut reader,
-            frame.schema.schema.as_ref(),
-            index,
-            frame.row_count as usize,
-        )?);
-        pos = end;
+        let what = format!("column {index}");
+        let layout = BodyLayout::parse(&body, pos, &what)?;
+        if entry.encoding == Encoding::ByteStreamSplit {
+            let data_type = schema.field(index).data_type();
+            layout.unsplit(body.as_slice_mut(), data_type, &mut scratch, &what)?;
+        }
+        pos = layout.end;
+        layouts.push(layout);
     }
     if pos != body.len() {
         return Err(Error::TrailingBytes {
@@ -134,7 +138,15 @@ fn decode_whole_batch(frame: &Frame<'_>) -> Result<Vec<ArrayRef>> {
             extra: body.len() - pos,
         });
     }
-    Ok(columns)
+    let body = body.into();
+    layouts
+        .into_iter()
+        .enumerate()
+        .map(|(index, layout)| {
+            let mut reader = PartsReader::over(&body, layout, format!("column {index}"));
+            read_column(&mut reader, schema, index, frame.row_count as usize)
+        })
+        .collect()
 }
 
 fn read_column(

@@ -6,8 +6,11 @@ use arrow_data::ArrayData;
 use crate::body::{check_supported, normalized, BodyParts};
 use crate::codec::{self, Codec, MAX_PAYLOAD};
 use crate::cursor::to_u32;
+use crate::encoding::Encoding;
 use crate::error::{Error, Result};
-use crate::frame::{ChecksumKind, Format, DIRECTORY_ENTRY_LEN, FLAG_STATS, HEADER_LEN, MAGIC};
+use crate::frame::{
+    ChecksumKind, Format, DIRECTORY_ENTRY_LEN, FLAG_ENCODED, FLAG_STATS, HEADER_LEN, MAGIC,
+};
 use crate::schema::encode_schema;
 use crate::stats::{self, ColumnStats, DEFAULT_STRING_BOUND_LIMIT};
 
@@ -20,6 +23,9 @@ pub struct WriteOptions {
     pub stats: bool,
     /// Payload codec.
     pub codec: Codec,
+    /// Layout of the column bodies before the codec (V2 and V3; applied only to payloads
+    /// that are compressed, as it saves nothing on its own).
+    pub encoding: Encoding,
     /// Byte limit of string bounds.
     pub string_bound_limit: usize,
     /// Checksums over metadata and payloads.
@@ -32,6 +38,7 @@ impl Default for WriteOptions {
             format: Format::V3,
             stats: true,
             codec: Codec::Lz4,
+            encoding: Encoding::ByteStreamSplit,
             string_bound_limit: DEFAULT_STRING_BOUND_LIMIT,
             checksum: ChecksumKind::Crc32c,
         }
@@ -127,50 +134,70 @@ pub(crate) fn write_frame(
     let payload_start = out.len();
 
     let mut scratch = Vec::new();
-    let mut write_payload = |out: &mut Vec<u8>,
-                             index: usize,
-                             body: &mut dyn FnMut(&mut Vec<u8>) -> Result<()>|
-     -> Result<()> {
-        let start = out.len();
-        let (raw_len, stored_codec) = if options.codec == Codec::None {
-            body(out)?;
-            (out.len() - start, codec::StoredCodec::None)
-        } else {
-            scratch.clear();
-            body(&mut scratch)?;
-            let used = codec::compress_into(&scratch, options.codec, out)?;
-            (scratch.len(), used)
+    let mut any_encoded = false;
+    let mut write_payload =
+        |out: &mut Vec<u8>, index: usize, payload: &[BodyParts<'_>]| -> Result<()> {
+            let start = out.len();
+            let write_bodies = |buf: &mut Vec<u8>, encoding: Encoding| {
+                payload.iter().try_for_each(|p| p.write(buf, encoding))
+            };
+            let encoding = if options.codec != Codec::None
+                && payload.iter().any(|p| p.encodes(options.encoding))
+            {
+                options.encoding
+            } else {
+                Encoding::Plain
+            };
+            let (raw_len, stored_codec, encoding) = if options.codec == Codec::None {
+                write_bodies(out, Encoding::Plain)?;
+                (out.len() - start, codec::StoredCodec::None, Encoding::Plain)
+            } else {
+                scratch.clear();
+                write_bodies(&mut scratch, encoding)?;
+                let used = codec::compress_into(&scratch, options.codec, out)?;
+                if used == codec::StoredCodec::None && encoding != Encoding::Plain {
+                    // Auto kept it raw: store it plain, so that reading it costs no transform.
+                    out.truncate(start);
+                    write_bodies(out, Encoding::Plain)?;
+                    (out.len() - start, used, Encoding::Plain)
+                } else {
+                    (scratch.len(), used, encoding)
+                }
+            };
+            any_encoded |= encoding != Encoding::Plain;
+            if raw_len as u64 > MAX_PAYLOAD || out.len() as u64 > MAX_PAYLOAD {
+                return Err(Error::TooLarge(format!(
+                    "frame exceeds {MAX_PAYLOAD} bytes"
+                )));
+            }
+            let stored = &out[start..];
+            let checksum = match options.checksum {
+                ChecksumKind::Crc32c => codec::crc32c(stored),
+                ChecksumKind::None => 0,
+            };
+            let mut entry = Vec::with_capacity(DIRECTORY_ENTRY_LEN);
+            entry
+                .extend_from_slice(&to_u32(start - payload_start, "payload offset")?.to_le_bytes());
+            entry.extend_from_slice(&to_u32(stored.len(), "stored length")?.to_le_bytes());
+            entry.extend_from_slice(&to_u32(raw_len, "raw length")?.to_le_bytes());
+            entry.extend_from_slice(&checksum.to_le_bytes());
+            entry.push(stored_codec as u8);
+            entry.push(encoding.id());
+            entry.extend_from_slice(&[0; 2]);
+            let at = directory_start + index * DIRECTORY_ENTRY_LEN;
+            out[at..at + DIRECTORY_ENTRY_LEN].copy_from_slice(&entry);
+            Ok(())
         };
-        if raw_len as u64 > MAX_PAYLOAD || out.len() as u64 > MAX_PAYLOAD {
-            return Err(Error::TooLarge(format!(
-                "frame exceeds {MAX_PAYLOAD} bytes"
-            )));
-        }
-        let stored = &out[start..];
-        let checksum = match options.checksum {
-            ChecksumKind::Crc32c => codec::crc32c(stored),
-            ChecksumKind::None => 0,
-        };
-        let mut entry = Vec::with_capacity(DIRECTORY_ENTRY_LEN);
-        entry.extend_from_slice(&to_u32(start - payload_start, "payload offset")?.to_le_bytes());
-        entry.extend_from_slice(&to_u32(stored.len(), "stored length")?.to_le_bytes());
-        entry.extend_from_slice(&to_u32(raw_len, "raw length")?.to_le_bytes());
-        entry.extend_from_slice(&checksum.to_le_bytes());
-        entry.push(stored_codec as u8);
-        entry.extend_from_slice(&[0; 3]);
-        let at = directory_start + index * DIRECTORY_ENTRY_LEN;
-        out[at..at + DIRECTORY_ENTRY_LEN].copy_from_slice(&entry);
-        Ok(())
-    };
     match options.format {
         Format::V3 => {
             for (index, p) in parts.iter().enumerate() {
-                write_payload(&mut out, index, &mut |buf| p.write(buf))?;
+                write_payload(&mut out, index, std::slice::from_ref(p))?;
             }
         }
-        _ => write_payload(&mut out, 0, &mut |buf| {
-            parts.iter().try_for_each(|p| p.write(buf))
-        })?,
+        _ => write_payload(&mut out, 0, &parts)?,
+    }
+    if any_encoded {
+        out[5] |= FLAG_ENCODED;
     }
     if options.checksum == ChecksumKind::Crc32c {
         let crc = codec::crc32c_append(codec::crc32c(&out[..24]), &out[HEADER_LEN..payload_start]);

@@ -12,7 +12,9 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
 use serde_json::{json, Value};
 use tablecache::stats::Bound;
-use tablecache::{decode, detect, write, ChecksumKind, Codec, Format, Frame, WriteOptions};
+use tablecache::{
+    decode, detect, write, ChecksumKind, Codec, Encoding, Format, Frame, WriteOptions,
+};
 
 struct Fixture {
     name: &'static str,
@@ -26,8 +28,17 @@ fn opts(format: Format, stats: bool, codec: Codec) -> WriteOptions {
         format,
         stats,
         codec,
+        encoding: Encoding::Plain,
         string_bound_limit: 16,
         checksum: ChecksumKind::Crc32c,
+    }
+}
+
+/// `options` with BYTE_STREAM_SPLIT (the writer's default; the older files pin plain bodies).
+fn split(options: WriteOptions) -> WriteOptions {
+    WriteOptions {
+        encoding: Encoding::ByteStreamSplit,
+        ..options
     }
 }
 
@@ -55,6 +66,12 @@ fn fixtures() -> Vec<Fixture> {
         f("v3_stats_lz4_bound_edges", "V3: NaN-only column (lower = upper = NaN), NaN with inf, a string whose upper bound cannot be incremented (no upper), a carry past U+D7FF", bound_edges(), opts(Format::V3, true, Codec::Lz4)),
         f("v3_stats_lz4_empty", "V3: a 0-row batch", empty(), opts(Format::V3, true, Codec::Lz4)),
         f("v3_stats_lz4_wide64", "V3: 64 mixed columns x 100 rows", wide(), opts(Format::V3, true, Codec::Lz4)),
+        f("v3_stats_lz4_split_primitives", "V3 + stats + lz4, BYTE_STREAM_SPLIT: 2-, 4-, 8- and 16-byte values and string/binary offsets split; 1-byte values, booleans and validity left plain", primitives(), split(opts(Format::V3, true, Codec::Lz4))),
+        f("v3_stats_zstd_split_primitives", "V3 + stats + zstd, BYTE_STREAM_SPLIT", primitives(), split(opts(Format::V3, true, Codec::Zstd))),
+        f("v2_stats_lz4_split_primitives", "V2 + stats + lz4, BYTE_STREAM_SPLIT over the whole-batch body", primitives(), split(opts(Format::V2, true, Codec::Lz4))),
+        f("v3_stats_lz4_split_nested", "V3 + lz4, BYTE_STREAM_SPLIT: list/map offsets and nested values split", nested(), split(opts(Format::V3, true, Codec::Lz4))),
+        f("v3_stats_auto_split_wide64", "V3 + auto, BYTE_STREAM_SPLIT: payloads that compress are split, payloads kept raw are plain (encoding 0)", wide(), split(opts(Format::V3, true, Codec::Auto))),
+        f("v3_stats_none_split_primitives", "V3, codec none with BYTE_STREAM_SPLIT requested: nothing is split (the encoding only applies to compressed payloads)", primitives(), split(opts(Format::V3, true, Codec::None))),
     ]
 }
 
@@ -151,6 +168,7 @@ fn manifest(fx: &Fixture, bytes: &[u8]) -> Value {
             "format": format!("{:?}", fx.options.format).to_uppercase(),
             "stats": fx.options.stats,
             "codec": format!("{:?}", fx.options.codec).to_uppercase(),
+            "encoding": match fx.options.encoding { Encoding::Plain => "PLAIN", Encoding::ByteStreamSplit => "BYTE_STREAM_SPLIT" },
             "string_bound_limit": fx.options.string_bound_limit,
             "checksum": format!("{:?}", fx.options.checksum).to_uppercase(),
         },
@@ -173,7 +191,7 @@ fn manifest(fx: &Fixture, bytes: &[u8]) -> Value {
             "stats_len": frame.payload_start - 28 - frame.schema_bytes.len() - frame.directory.len() * 20,
             "meta_checksum": frame.meta_checksum,
         });
-        m["directory"] = frame.directory.iter().map(|e| json!({"offset": e.offset, "stored_len": e.stored_len, "raw_len": e.raw_len, "checksum": e.checksum, "codec": e.codec as u8})).collect();
+        m["directory"] = frame.directory.iter().map(|e| json!({"offset": e.offset, "stored_len": e.stored_len, "raw_len": e.raw_len, "checksum": e.checksum, "codec": e.codec as u8, "encoding": e.encoding.id()})).collect();
         if let Some(stats) = &frame.stats {
             m["stats"] = stats
                 .iter()

@@ -4,7 +4,7 @@
 mod common;
 
 use tablecache::{
-    decode, detect, write, ChecksumKind, Codec, ErrorKind, Format, Frame, WriteOptions,
+    decode, detect, write, ChecksumKind, Codec, Encoding, ErrorKind, Format, Frame, WriteOptions,
 };
 
 fn frame(format: Format, stats: bool, codec: Codec, checksum: ChecksumKind) -> Vec<u8> {
@@ -216,9 +216,47 @@ fn unknown_codec_and_inconsistent_directory() {
     reseal(&mut b);
     assert_eq!(kind_of(&b, None), ErrorKind::CorruptFrame);
     let mut b = clean.clone();
-    b[directory + 17] = 1; // reserved
+    b[directory + 18] = 1; // reserved
     reseal(&mut b);
     assert_eq!(kind_of(&b, None), ErrorKind::CorruptFrame);
+}
+
+#[test]
+fn encodings_must_agree_with_the_encoded_flag() {
+    let split = v3();
+    assert_eq!(split[5] & 0x08, 0x08, "the default writer sets ENCODED");
+    let (directory, _) = layout(&split);
+    assert_eq!(split[directory + 20 + 17], 1, "column 1 (i16) is split");
+    // An encoding this reader does not know.
+    let mut b = split.clone();
+    b[directory + 20 + 17] = 2;
+    reseal(&mut b);
+    assert_eq!(kind_of(&b, None), ErrorKind::UnsupportedCodec);
+    // An encoded entry without the flag.
+    let mut b = split.clone();
+    b[5] &= !0x08;
+    reseal(&mut b);
+    assert_eq!(kind_of(&b, None), ErrorKind::CorruptFrame);
+    // The flag without an encoded entry.
+    let plain = write(
+        &common::primitives(),
+        &WriteOptions {
+            encoding: Encoding::Plain,
+            ..Default::default()
+        },
+    )
+    .expect("write");
+    assert_eq!(plain[5] & 0x08, 0);
+    let mut b = plain.clone();
+    b[5] |= 0x08;
+    reseal(&mut b);
+    assert_eq!(kind_of(&b, None), ErrorKind::CorruptFrame);
+    // Without the metadata checksum, a split column read as plain is caught by nothing but
+    // the checksum of its payload, which does not cover the directory: the reason the
+    // directory is under the metadata checksum. With it, any edit is a mismatch.
+    let mut b = split.clone();
+    b[directory + 20 + 17] = 0;
+    assert_eq!(kind_of(&b, None), ErrorKind::ChecksumMismatch);
 }
 
 #[test]

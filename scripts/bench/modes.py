@@ -50,6 +50,12 @@ MODES = {
         conf={**_ours("", "v3", True, "lz4")["conf"], "spark.tablecache.columnarRead": "false"},
         extra=True,
     ),
+    # Not in "all": the headline mode without BYTE_STREAM_SPLIT, to measure the encoding.
+    "tc-v3-stats-lz4-plain": dict(
+        _ours("ours V3+stats lz4, plain", "v3", True, "lz4"),
+        conf={**_ours("", "v3", True, "lz4")["conf"], "spark.tablecache.encoding": "plain"},
+        extra=True,
+    ),
 }
 
 # The mode the targets are stated for, and the reference every ratio divides by.

@@ -17,6 +17,7 @@ use jni::sys::{jint, jlong};
 use jni::{jni_sig, jni_str, Env, EnvUnowned};
 
 use crate::codec::Codec;
+use crate::encoding::Encoding;
 use crate::error::{Error, ErrorKind};
 use crate::frame::Format;
 use crate::schema::global_schema_cache;
@@ -111,19 +112,31 @@ fn read_longs(env: &Env<'_>, array: &JLongArray<'_>, what: &str) -> JniResult<Ve
     Ok(out)
 }
 
+/// The write settings of one serialize export, as Java passed them.
+struct WriteRequest {
+    format: Format,
+    stats: bool,
+    codec: jint,
+    encoding: jint,
+    string_bound_limit: jint,
+}
+
 /// Shared body of the four serialize exports.
-#[allow(clippy::too_many_arguments)]
 fn serialize<'local>(
     env: &mut Env<'local>,
     schema: &JByteArray<'local>,
     row_count: jint,
     nodes: &JLongArray<'local>,
     buffers: &JLongArray<'local>,
-    format: Format,
-    stats: bool,
-    codec: jint,
-    string_bound_limit: jint,
+    request: WriteRequest,
 ) -> JniResult<JByteArray<'local>> {
+    let WriteRequest {
+        format,
+        stats,
+        codec,
+        encoding,
+        string_bound_limit,
+    } = request;
     if schema.is_null() {
         return Err(Error::InvalidArgument("schema is null".into()).into());
     }
@@ -136,6 +149,7 @@ fn serialize<'local>(
         format,
         stats,
         codec: Codec::from_id(codec)?,
+        encoding: Encoding::from_id(encoding)?,
         string_bound_limit,
         ..WriteOptions::default()
     };
@@ -155,10 +169,11 @@ fn serialize<'local>(
 }
 
 macro_rules! serialize_export {
-    ($name:ident, $format:expr, $stats:expr, with_limit) => {
+    // One export; `$encoding` and `$limit` are either parameters of its Java signature or
+    // the values used when the signature has none.
+    ($name:ident, $format:expr, $stats:expr, ($($param:ident),*), $encoding:expr, $limit:expr) => {
         #[doc = concat!("JNI export `NativeCodec.", stringify!($name), "`.")]
         #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
         pub extern "system" fn $name<'local>(
             mut unowned: EnvUnowned<'local>,
             _class: JClass<'local>,
@@ -167,70 +182,58 @@ macro_rules! serialize_export {
             nodes: JLongArray<'local>,
             buffers: JLongArray<'local>,
             codec: jint,
-            string_bound_limit: jint,
+            $($param: jint),*
         ) -> JByteArray<'local> {
             unowned
                 .with_env(|env| {
-                    serialize(
-                        env,
-                        &schema,
-                        row_count,
-                        &nodes,
-                        &buffers,
-                        $format,
-                        $stats,
+                    let request = WriteRequest {
+                        format: $format,
+                        stats: $stats,
                         codec,
-                        string_bound_limit,
-                    )
-                })
-                .resolve::<ThrowTableCacheException>()
-        }
-    };
-    ($name:ident, $format:expr, $stats:expr) => {
-        #[doc = concat!("JNI export `NativeCodec.", stringify!($name), "`.")]
-        #[unsafe(no_mangle)]
-        pub extern "system" fn $name<'local>(
-            mut unowned: EnvUnowned<'local>,
-            _class: JClass<'local>,
-            schema: JByteArray<'local>,
-            row_count: jint,
-            nodes: JLongArray<'local>,
-            buffers: JLongArray<'local>,
-            codec: jint,
-        ) -> JByteArray<'local> {
-            unowned
-                .with_env(|env| {
-                    let limit = crate::stats::DEFAULT_STRING_BOUND_LIMIT as jint;
-                    serialize(
-                        env, &schema, row_count, &nodes, &buffers, $format, $stats, codec, limit,
-                    )
+                        encoding: $encoding,
+                        string_bound_limit: $limit,
+                    };
+                    serialize(env, &schema, row_count, &nodes, &buffers, request)
                 })
                 .resolve::<ThrowTableCacheException>()
         }
     };
 }
 
+const DEFAULT_LIMIT: jint = crate::stats::DEFAULT_STRING_BOUND_LIMIT as jint;
+const PLAIN: jint = 0; // legacy streams have no encodings
+
 serialize_export!(
     Java_dev_tablecache_jni_NativeCodec_serialize,
     Format::Legacy,
-    false
+    false,
+    (),
+    PLAIN,
+    DEFAULT_LIMIT
 );
 serialize_export!(
     Java_dev_tablecache_jni_NativeCodec_serializeWithStats,
     Format::V2,
     true,
-    with_limit
+    (encoding, string_bound_limit),
+    encoding,
+    string_bound_limit
 );
 serialize_export!(
     Java_dev_tablecache_jni_NativeCodec_serializeV3,
     Format::V3,
-    false
+    false,
+    (encoding),
+    encoding,
+    DEFAULT_LIMIT
 );
 serialize_export!(
     Java_dev_tablecache_jni_NativeCodec_serializeWithStatsV3,
     Format::V3,
     true,
-    with_limit
+    (encoding, string_bound_limit),
+    encoding,
+    string_bound_limit
 );
 
 /// JNI export `NativeCodec.deserializeProjected`: decodes the projected

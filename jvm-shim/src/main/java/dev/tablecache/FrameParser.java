@@ -17,8 +17,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Pure-Java reader of cached-batch metadata (FORMAT.md sections 1, 2, 4 and 5), with the native
- * reader's rejection rules and error kinds. It never decompresses payloads; the Spark serializer
- * uses it to build pruning stats without a JNI call.
+ * reader's rejection rules and error kinds. It never decompresses or decodes payloads; the Spark
+ * serializer uses it to build pruning stats without a JNI call.
  *
  * <p>Every allocation is bounded by the input length: length fields are checked against the
  * bytes actually present before anything is sized by them.
@@ -30,7 +30,9 @@ public final class FrameParser {
   static final int STATS_ENTRY_MIN = 18; // null_count, row_count, size_in_bytes, flags, bound_kind
 
   static final int FLAG_STATS = 1;
-  static final int FLAG_RESERVED_MASK = 0xF8;
+  // Some payload is encoded: a reader that predates encodings sees a reserved bit instead.
+  static final int FLAG_ENCODED = 0x08;
+  static final int FLAG_RESERVED_MASK = 0xF0;
 
   // The native reader's limit (i32::MAX - 64): every payload fits a Java array.
   static final long MAX_RAW_LEN = Integer.MAX_VALUE - 64L;
@@ -132,8 +134,9 @@ public final class FrameParser {
       throw new TableCacheException(
           Kind.SCHEMA_MISMATCH, "SchemaMismatch: header claims " + columnCount + " columns");
     }
+    boolean encodedFlag = (flags & FLAG_ENCODED) != 0;
     List<DirectoryEntry> directory =
-        parseDirectory(b, (int) entries, payloadStart, checksumKind);
+        parseDirectory(b, (int) entries, payloadStart, checksumKind, encodedFlag);
     int statsOffset = (int) (HEADER_LEN + schemaLen);
     List<ColumnStats> stats =
         statsFlag ? parseStats(b, statsOffset, (int) statsLen, rowCount, columnCount) : null;
@@ -153,11 +156,13 @@ public final class FrameParser {
         null);
   }
 
+  // Check order matches the native parser (mutation tests compare the kinds both report).
   private static List<DirectoryEntry> parseDirectory(
-      byte[] b, int entries, long payloadStart, int checksumKind) {
+      byte[] b, int entries, long payloadStart, int checksumKind, boolean encodedFlag) {
     long len = b.length;
     List<DirectoryEntry> out = new ArrayList<>(entries); // bounded: 20 × entries ≤ len
     long expectedOffset = 0;
+    boolean anyEncoded = false;
     int base = (int) payloadStart - ENTRY_LEN * entries;
     for (int i = 0; i < entries; i++) {
       int p = base + ENTRY_LEN * i;
@@ -166,12 +171,26 @@ public final class FrameParser {
       long raw = u32(b, p + 8);
       long checksum = u32(b, p + 12);
       int codec = u8(b, p + 16);
-      if (u8(b, p + 17) != 0 || u8(b, p + 18) != 0 || u8(b, p + 19) != 0) {
+      int encoding = u8(b, p + 17);
+      if (u8(b, p + 18) != 0 || u8(b, p + 19) != 0) {
         throw corrupt("CorruptDirectory: entry " + i + " reserved bytes are not zero");
       }
       if (codec > DirectoryEntry.CODEC_ZSTD) {
         throw new TableCacheException(
             Kind.UNSUPPORTED_CODEC, "UnsupportedCodec: directory entry " + i + " codec " + codec);
+      }
+      // An unknown encoding is a newer writer's, like an unknown codec: same kind.
+      if (encoding > DirectoryEntry.ENCODING_BYTE_STREAM_SPLIT) {
+        throw new TableCacheException(
+            Kind.UNSUPPORTED_CODEC,
+            "UnsupportedEncoding: directory entry " + i + " encoding " + encoding);
+      }
+      if (encoding != DirectoryEntry.ENCODING_PLAIN) {
+        if (!encodedFlag) {
+          throw corrupt(
+              "CorruptDirectory: entry " + i + " is encoded but the ENCODED flag is clear");
+        }
+        anyEncoded = true;
       }
       if (offset != expectedOffset) {
         throw corrupt(
@@ -191,8 +210,12 @@ public final class FrameParser {
       if (checksumKind == ParsedFrame.CHECKSUM_NONE && checksum != 0) {
         throw corrupt("CorruptDirectory: entry " + i + " has a checksum but the kind is NONE");
       }
-      out.add(new DirectoryEntry(offset, stored, raw, checksum, codec));
+      out.add(new DirectoryEntry(offset, stored, raw, checksum, codec, encoding));
       expectedOffset += stored;
+    }
+    // Exact both ways, like STATS: a frame has exactly one valid flags byte.
+    if (encodedFlag && !anyEncoded) {
+      throw corrupt("CorruptDirectory: the ENCODED flag is set but no payload is encoded");
     }
     long end = payloadStart + expectedOffset;
     if (end != len) {

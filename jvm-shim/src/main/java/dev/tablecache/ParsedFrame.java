@@ -87,6 +87,11 @@ public final class ParsedFrame {
     return (flags & 1) != 0;
   }
 
+  /** Whether flag bit ENCODED is set: some directory entry has a non-plain encoding. */
+  public boolean encoded() {
+    return (flags & FrameParser.FLAG_ENCODED) != 0;
+  }
+
   /** {@link #CHECKSUM_NONE} or {@link #CHECKSUM_CRC32C}. */
   public int checksumKind() {
     return (flags >> 1) & 3;

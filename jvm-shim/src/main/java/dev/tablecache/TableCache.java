@@ -60,15 +60,16 @@ public final class TableCache {
     CacheFormat format = formatFor(o);
     try (BatchExporter.Exported e = BatchExporter.export(batch)) {
       int codec = o.codec().id();
+      int encoding = o.encoding().id();
       switch (format) {
         case V3:
           return o.stats()
               ? NativeCodec.serializeWithStatsV3(
-                  e.schema, e.rowCount, e.nodes, e.buffers, codec, o.stringBoundLimit())
-              : NativeCodec.serializeV3(e.schema, e.rowCount, e.nodes, e.buffers, codec);
+                  e.schema, e.rowCount, e.nodes, e.buffers, codec, encoding, o.stringBoundLimit())
+              : NativeCodec.serializeV3(e.schema, e.rowCount, e.nodes, e.buffers, codec, encoding);
         case V2:
           return NativeCodec.serializeWithStats(
-              e.schema, e.rowCount, e.nodes, e.buffers, codec, o.stringBoundLimit());
+              e.schema, e.rowCount, e.nodes, e.buffers, codec, encoding, o.stringBoundLimit());
         default:
           return NativeCodec.serialize(e.schema, e.rowCount, e.nodes, e.buffers, codec);
       }

@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * How {@link TableCache#serialize} writes a batch. Immutable; build with {@link #builder()}.
- * Defaults: format V3, stats on, codec LZ4, string-bound limit 256 bytes.
+ * Defaults: format V3, stats on, codec LZ4, encoding BYTE_STREAM_SPLIT, string-bound limit 256
+ * bytes.
  */
 public final class WriteOptions {
 
@@ -16,12 +17,14 @@ public final class WriteOptions {
   private final CacheFormat preferredFormat;
   private final boolean stats;
   private final Codec codec;
+  private final Encoding encoding;
   private final int stringBoundLimit;
 
   private WriteOptions(Builder b) {
     this.preferredFormat = b.preferredFormat;
     this.stats = b.stats;
     this.codec = b.codec;
+    this.encoding = b.encoding;
     this.stringBoundLimit = b.stringBoundLimit;
   }
 
@@ -40,6 +43,7 @@ public final class WriteOptions {
         .preferredFormat(preferredFormat)
         .stats(stats)
         .codec(codec)
+        .encoding(encoding)
         .stringBoundLimit(stringBoundLimit);
   }
 
@@ -55,6 +59,11 @@ public final class WriteOptions {
 
   public Codec codec() {
     return codec;
+  }
+
+  /** How V3/V2 payloads are laid out before the codec; legacy streams are always plain. */
+  public Encoding encoding() {
+    return encoding;
   }
 
   /** Bytes kept of a string bound (FORMAT.md section 4); at least 1. */
@@ -74,12 +83,13 @@ public final class WriteOptions {
     return preferredFormat == w.preferredFormat
         && stats == w.stats
         && codec == w.codec
+        && encoding == w.encoding
         && stringBoundLimit == w.stringBoundLimit;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(preferredFormat, stats, codec, stringBoundLimit);
+    return Objects.hash(preferredFormat, stats, codec, encoding, stringBoundLimit);
   }
 
   @Override
@@ -90,6 +100,8 @@ public final class WriteOptions {
         + stats
         + ", codec="
         + codec
+        + ", encoding="
+        + encoding
         + ", stringBoundLimit="
         + stringBoundLimit
         + "}";
@@ -100,6 +112,7 @@ public final class WriteOptions {
     private CacheFormat preferredFormat = CacheFormat.V3;
     private boolean stats = true;
     private Codec codec = Codec.LZ4;
+    private Encoding encoding = Encoding.BYTE_STREAM_SPLIT;
     private int stringBoundLimit = DEFAULT_STRING_BOUND_LIMIT;
 
     private Builder() {}
@@ -116,6 +129,12 @@ public final class WriteOptions {
 
     public Builder codec(Codec codec) {
       this.codec = require(codec, "codec");
+      return this;
+    }
+
+    /** The payload layout before the codec (V3/V2 only; legacy streams are always plain). */
+    public Builder encoding(Encoding encoding) {
+      this.encoding = require(encoding, "encoding");
       return this;
     }
 

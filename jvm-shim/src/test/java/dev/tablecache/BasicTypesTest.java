@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import dev.tablecache.TableCacheException.Kind;
 import org.junit.jupiter.api.Test;
 
-/** Small value types: exception kinds, detection, codec names, write options. */
+/** Small value types: exception kinds, detection, codec and encoding names, write options. */
 class BasicTypesTest {
 
   @Test
@@ -79,11 +79,31 @@ class BasicTypesTest {
   }
 
   @Test
+  void encodings() {
+    assertEquals(0, Encoding.PLAIN.id());
+    assertEquals(1, Encoding.BYTE_STREAM_SPLIT.id());
+    assertEquals(Encoding.PLAIN, Encoding.parse(" Plain "));
+    assertEquals(Encoding.PLAIN, Encoding.parse("NONE"));
+    for (String s : new String[] {"byte_stream_split", "Byte-Stream-Split", "bytestreamsplit", " split"}) {
+      assertEquals(Encoding.BYTE_STREAM_SPLIT, Encoding.parse(s), s);
+    }
+    TableCacheException e = assertKind(Kind.INVALID_ARGUMENT, () -> Encoding.parse("delta"));
+    assertTrue(e.getMessage().contains("byte_stream_split") && e.getMessage().contains("plain"), e.getMessage());
+    assertKind(Kind.INVALID_ARGUMENT, () -> Encoding.parse("1")); // ids are not names
+    assertKind(Kind.INVALID_ARGUMENT, () -> Encoding.parse(null));
+    assertEquals(Encoding.PLAIN, Encoding.fromId(0));
+    assertEquals(Encoding.BYTE_STREAM_SPLIT, Encoding.fromId(1));
+    assertKind(Kind.INVALID_ARGUMENT, () -> Encoding.fromId(2));
+    assertKind(Kind.INVALID_ARGUMENT, () -> Encoding.fromId(-1));
+  }
+
+  @Test
   void writeOptions() {
     WriteOptions d = WriteOptions.defaults();
     assertEquals(CacheFormat.V3, d.preferredFormat());
     assertTrue(d.stats());
     assertEquals(Codec.LZ4, d.codec());
+    assertEquals(Encoding.BYTE_STREAM_SPLIT, d.encoding());
     assertEquals(256, d.stringBoundLimit());
     WriteOptions o =
         WriteOptions.builder().preferredFormat(CacheFormat.V2).stats(false).codec(Codec.ZSTD).stringBoundLimit(1).build();
@@ -93,9 +113,16 @@ class BasicTypesTest {
     assertEquals(1, o.stringBoundLimit());
     assertEquals(o, o.toBuilder().build());
     assertNotEquals(o, d);
+    WriteOptions plain = d.toBuilder().encoding(Encoding.PLAIN).build();
+    assertEquals(Encoding.PLAIN, plain.encoding());
+    assertEquals(plain, plain.toBuilder().build());
+    assertEquals(plain.hashCode(), plain.toBuilder().build().hashCode());
+    assertNotEquals(d, plain);
+    assertTrue(plain.toString().contains("encoding=PLAIN"), plain.toString());
     assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().stringBoundLimit(0));
     assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().stringBoundLimit(-5));
     assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().codec(null));
+    assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().encoding(null));
     assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().preferredFormat(null));
   }
 

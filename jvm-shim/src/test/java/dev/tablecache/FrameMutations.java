@@ -270,10 +270,19 @@ final class FrameMutations {
       }
     }
     int flags = frame[5] & 0xFF;
-    for (int bit = 3; bit < 8; bit++) {
+    for (int bit = 4; bit < 8; bit++) {
       emit(Family.VERSION, "reserved flag bit " + bit + " set", TestFrames.putU8(frame, 5, flags | 1 << bit),
           p -> fail(UNSUPPORTED_VERSION));
     }
+    // ENCODED (bit 3) is known, so a toggle is not a version problem: it contradicts the
+    // directory's encodings, which only the meta checksum or the directory check can see.
+    byte[] toggled = TestFrames.putU8(frame, 5, flags ^ FrameParser.FLAG_ENCODED);
+    String toggle = "ENCODED flag " + ((flags & FrameParser.FLAG_ENCODED) != 0 ? "cleared" : "set");
+    if (framed.checksummed) {
+      emit(Family.VERSION, toggle + " (stale checksum)", toggled, p -> fail(CHECKSUM_MISMATCH));
+    }
+    emit(Family.VERSION, toggle + (framed.checksummed ? " (resealed)" : ""), framed.reseal(toggled, -1),
+        p -> fail(CORRUPT_FRAME));
     for (int kind = 2; kind < 4; kind++) {
       emit(Family.VERSION, "checksum kind " + kind, TestFrames.putU8(frame, 5, flags & ~6 | kind << 1),
           p -> fail(UNSUPPORTED_VERSION));

@@ -20,7 +20,7 @@ final class FramedLayout {
   static final int STATS_LEN_AT = 20;
 
   /** One directory entry and the payload bytes it covers. */
-  record Entry(int index, int at, long stored, long raw, int codec, int from, int to) {}
+  record Entry(int index, int at, long stored, long raw, int codec, int encoding, int from, int to) {}
 
   /** A u32 field: its name, position, and the directory entry whose payload holds it (-1: none). */
   record Field32(String name, int at, int entry) {}
@@ -54,7 +54,9 @@ final class FramedLayout {
       int at = dirStart + ENTRY * i;
       long stored = u32(frame, at + 4);
       entries.add(
-          new Entry(i, at, stored, u32(frame, at + 8), u8(frame, at + 16), offset, offset + (int) stored));
+          new Entry(
+              i, at, stored, u32(frame, at + 8), u8(frame, at + 16), u8(frame, at + 17), offset,
+              offset + (int) stored));
       offset += (int) stored;
     }
     if (offset != frame.length) {
@@ -64,7 +66,7 @@ final class FramedLayout {
       locateStats();
     }
     for (Entry e : entries) {
-      if (e.codec() == 0) {
+      if (e.codec() == 0 && e.encoding() == 0) { // only plain stored bytes are column bodies
         locateBodies(e);
       }
     }
@@ -131,7 +133,7 @@ final class FramedLayout {
     }
   }
 
-  /** Column body fields (section 3) of an uncompressed payload: V3 one body, V2 one per column. */
+  /** Column body fields (section 3) of a plain uncompressed payload: V3 one body, V2 one per column. */
   private void locateBodies(Entry e) {
     int p = e.from();
     int column = version == 3 ? e.index() : 0;

@@ -118,6 +118,8 @@ class GoldenParityTest extends NativeTestBase {
       assertEquals(e.get("raw_len").asLong(), d.rawLen(), at + "raw_len");
       assertEquals(e.get("checksum").asLong(), d.checksum(), at + "checksum");
       assertEquals(e.get("codec").asInt(), d.codecId(), at + "codec");
+      assertNotNull(e.get("encoding"), at + "encoding missing from the manifest (regenerate golden/)");
+      assertEquals(e.get("encoding").asInt(), d.encodingId(), at + "encoding");
     }
     JsonNode stats = m.get("stats");
     if (stats == null || stats.isNull()) {
@@ -240,6 +242,7 @@ class GoldenParityTest extends NativeTestBase {
             .preferredFormat(format == CacheFormat.LEGACY ? CacheFormat.V3 : format)
             .stats(stats)
             .codec(uniformCodec(golden))
+            .encoding(encodingOf(golden))
             .stringBoundLimit(GOLDEN_STRING_LIMIT)
             .build();
     byte[] rewritten;
@@ -277,5 +280,16 @@ class GoldenParityTest extends NativeTestBase {
       id = e.codecId();
     }
     return id == null ? Codec.LZ4 : Codec.fromId(id);
+  }
+
+  /**
+   * The write option that reproduces the golden's encodings: split when any payload is split. The
+   * writer leaves payloads plain when they are stored uncompressed or hold nothing fixed-width.
+   */
+  private static Encoding encodingOf(ParsedFrame p) {
+    boolean split =
+        p.directory().stream()
+            .anyMatch(e -> e.encodingId() == DirectoryEntry.ENCODING_BYTE_STREAM_SPLIT);
+    return split ? Encoding.BYTE_STREAM_SPLIT : Encoding.PLAIN;
   }
 }

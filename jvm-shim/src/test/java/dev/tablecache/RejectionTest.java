@@ -151,6 +151,13 @@ class RejectionTest extends NativeTestBase {
       TestFrames.refreshChecksum(TestFrames.putU32(good, 16, 0xFFFFFFF0L)),
       TestFrames.putU32(good, 24, 12345),
       Arrays.copyOf(good, good.length + 3),
+      // Encodings (FORMAT.md section 2), in the directory check order both readers share.
+      TestFrames.refreshChecksum(TestFrames.putU8(good, e1 + 17, 2)),
+      TestFrames.refreshChecksum(TestFrames.putU8(good, e1 + 17, 1)),
+      TestFrames.refreshChecksum(TestFrames.putU8(good, 5, good[5] | FrameParser.FLAG_ENCODED)),
+      TestFrames.refreshChecksum(TestFrames.putU8(TestFrames.putU8(good, e1 + 17, 2), e1 + 18, 1)),
+      TestFrames.refreshChecksum(TestFrames.putU8(TestFrames.putU8(good, e1 + 17, 1), e1 + 16, 7)),
+      TestFrames.putU8(good, 5, good[5] | 0x10),
     };
     for (int i = 0; i < frames.length; i++) {
       Kind j = javaKind(frames[i]);

@@ -11,6 +11,7 @@ import org.apache.arrow.vector.compare.VectorEqualsVisitor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Every supported type through JNI and back, for each format, codec and stats setting. */
@@ -88,6 +89,16 @@ class RoundTripTest extends NativeTestBase {
             p.directory().stream().anyMatch(e -> e.codecId() != 0),
             "a compressible batch was stored raw with " + c);
       }
+    }
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({"V3, LZ4", "V3, ZSTD", "V2, LZ4", "V2, ZSTD"})
+  void plainEncodingRoundTrips(CacheFormat f, Codec c) {
+    // The option matrix above writes the default (byte stream split); plain is the other layout.
+    try (VectorSchemaRoot in = Batches.allTypes(allocator, 4000)) {
+      byte[] frame = roundTrip(in, opts(f, c, true).toBuilder().encoding(Encoding.PLAIN).build());
+      assertFalse(FrameParser.parse(frame).encoded(), "plain frame has the ENCODED flag");
     }
   }
 

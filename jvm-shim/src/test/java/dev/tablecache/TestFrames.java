@@ -87,16 +87,27 @@ final class TestFrames {
     return concat(u32(entries.length), concat(entries));
   }
 
-  /** A payload: its stored bytes and directory codec/raw length. */
+  /** A payload: its stored bytes and directory codec/raw length/encoding. */
   static final class Payload {
     final byte[] stored;
     final int codec;
     final long rawLen;
+    final int encoding;
 
     Payload(byte[] stored, int codec, long rawLen) {
+      this(stored, codec, rawLen, 0);
+    }
+
+    Payload(byte[] stored, int codec, long rawLen, int encoding) {
       this.stored = stored;
       this.codec = codec;
       this.rawLen = rawLen;
+      this.encoding = encoding;
+    }
+
+    /** The same bytes with another directory encoding id (the parser never decodes them). */
+    Payload encoding(int id) {
+      return new Payload(stored, codec, rawLen, id);
     }
 
     static Payload raw(int len) {
@@ -182,13 +193,16 @@ final class TestFrames {
         meta.writeBytes(u32(p.stored.length));
         meta.writeBytes(u32(p.rawLen));
         meta.writeBytes(u32(crc));
-        meta.writeBytes(new byte[] {(byte) p.codec, 0, 0, 0});
+        meta.writeBytes(new byte[] {(byte) p.codec, (byte) p.encoding, 0, 0});
         offset += p.stored.length;
       }
+      boolean encoded = payloads.stream().anyMatch(p -> p.encoding != 0);
       int flags =
           flagsOverride != null
               ? flagsOverride
-              : (stats != null && stats.length > 0 ? 1 : 0) | (checksumKind << 1);
+              : (stats != null && stats.length > 0 ? 1 : 0)
+                  | (checksumKind << 1)
+                  | (encoded ? FrameParser.FLAG_ENCODED : 0);
       ByteBuffer h = ByteBuffer.allocate(28).order(ByteOrder.LITTLE_ENDIAN);
       h.put((byte) 0x89).put((byte) 0x54).put((byte) 0x43).put((byte) 0x46);
       h.put((byte) version).put((byte) flags).putShort((short) reserved);

@@ -173,7 +173,8 @@ class WriteThenParseTest extends NativeTestBase {
   @Test
   void statsOffWritesNoStatsSection() {
     try (VectorSchemaRoot in = Batches.small(allocator, 10, 1)) {
-      ParsedFrame p = write(in, WriteOptions.builder().stats(false).build());
+      // Plain, so that the flags byte holds exactly what this test is about.
+      ParsedFrame p = write(in, WriteOptions.builder().stats(false).encoding(Encoding.PLAIN).build());
       assertEquals(CacheFormat.V3, p.format());
       assertFalse(p.hasStats());
       assertEquals(0, p.statsLength());
@@ -205,6 +206,34 @@ class WriteThenParseTest extends NativeTestBase {
               }
           }
           assertEquals(0, e.rawLen() % 8, "column bodies are padded to 8");
+        }
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = CacheFormat.class,
+      names = {"V3", "V2"})
+  void encodingsAreRecordedInTheDirectory(CacheFormat f) {
+    try (VectorSchemaRoot in = Batches.allTypes(allocator, 3000)) {
+      for (Codec c : Codec.values()) {
+        for (Encoding enc : Encoding.values()) {
+          WriteOptions o = WriteOptions.builder().preferredFormat(f).codec(c).encoding(enc).build();
+          ParsedFrame p = write(in, o);
+          boolean any = false;
+          for (DirectoryEntry e : p.directory()) {
+            // Only compressed payloads are encoded: splitting alone saves nothing.
+            if (enc == Encoding.PLAIN || e.codecId() == DirectoryEntry.CODEC_NONE) {
+              assertEquals(Encoding.PLAIN, e.encoding(), o + " " + e);
+            }
+            any |= e.encodingId() != DirectoryEntry.ENCODING_PLAIN;
+          }
+          assertEquals(any, p.encoded(), o + ": ENCODED flag");
+          if (c == Codec.LZ4 || c == Codec.ZSTD) {
+            // The batch has 2-, 4- and 8-byte columns, which are split whenever compressed.
+            assertEquals(enc == Encoding.BYTE_STREAM_SPLIT, any, o + ": some payload encoded");
+          }
         }
       }
     }

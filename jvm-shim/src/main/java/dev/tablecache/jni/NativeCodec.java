@@ -15,17 +15,29 @@ public final class NativeCodec {
   public static native byte[] serialize(
       byte[] schema, int rowCount, long[] nodes, long[] buffers, int codec);
 
-  /** V2 frame with stats. */
+  /** V2 frame with stats. {@code encoding}: 0 plain, 1 byte stream split. */
   public static native byte[] serializeWithStats(
-      byte[] schema, int rowCount, long[] nodes, long[] buffers, int codec, int stringBoundLimit);
+      byte[] schema,
+      int rowCount,
+      long[] nodes,
+      long[] buffers,
+      int codec,
+      int encoding,
+      int stringBoundLimit);
 
-  /** V3 frame without stats. */
+  /** V3 frame without stats. {@code encoding}: 0 plain, 1 byte stream split. */
   public static native byte[] serializeV3(
-      byte[] schema, int rowCount, long[] nodes, long[] buffers, int codec);
+      byte[] schema, int rowCount, long[] nodes, long[] buffers, int codec, int encoding);
 
-  /** V3 frame with stats. */
+  /** V3 frame with stats. {@code encoding}: 0 plain, 1 byte stream split. */
   public static native byte[] serializeWithStatsV3(
-      byte[] schema, int rowCount, long[] nodes, long[] buffers, int codec, int stringBoundLimit);
+      byte[] schema,
+      int rowCount,
+      long[] nodes,
+      long[] buffers,
+      int codec,
+      int encoding,
+      int stringBoundLimit);
 
   /**
    * Decodes any format. {@code columns == null} means all columns, an empty array only the row

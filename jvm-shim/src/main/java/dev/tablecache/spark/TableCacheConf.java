@@ -2,6 +2,7 @@ package dev.tablecache.spark;
 
 import dev.tablecache.CacheFormat;
 import dev.tablecache.Codec;
+import dev.tablecache.Encoding;
 import dev.tablecache.WriteOptions;
 import java.util.Locale;
 import org.apache.spark.sql.internal.SQLConf;
@@ -19,6 +20,8 @@ final class TableCacheConf {
   static final String STATS = PREFIX + "stats";
   /** lz4 | zstd | none | auto. */
   static final String CODEC = PREFIX + "codec";
+  /** byte_stream_split | plain: how payloads are laid out before the codec. */
+  static final String ENCODING = PREFIX + "encoding";
   /** Rows per cached batch; default spark.sql.inMemoryColumnarStorage.batchSize. */
   static final String BATCH_ROWS = PREFIX + "batchRows";
   /** Upper bound of a cached batch's Arrow bytes when rows are coalesced/copied. */
@@ -58,6 +61,7 @@ final class TableCacheConf {
             .preferredFormat(format(conf.getConfString(FORMAT, "v3")))
             .stats(boolConf(conf, STATS, true))
             .codec(Codec.parse(conf.getConfString(CODEC, "lz4")))
+            .encoding(Encoding.parse(conf.getConfString(ENCODING, "byte_stream_split")))
             .stringBoundLimit(
                 intConf(conf, STRING_BOUND_LIMIT, WriteOptions.DEFAULT_STRING_BOUND_LIMIT))
             .build();

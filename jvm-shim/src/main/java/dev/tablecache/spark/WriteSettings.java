@@ -9,11 +9,12 @@ import java.io.Serializable;
  * plain fields).
  */
 final class WriteSettings implements Serializable {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L; // 2: the encoding field
 
   private final String format;
   private final boolean stats;
   private final String codec;
+  private final String encoding;
   private final int stringBoundLimit;
   final int batchRows;
   final long batchBytes;
@@ -26,6 +27,7 @@ final class WriteSettings implements Serializable {
     this.format = options.preferredFormat().name();
     this.stats = options.stats();
     this.codec = options.codec().name();
+    this.encoding = options.encoding().name();
     this.stringBoundLimit = options.stringBoundLimit();
     this.batchRows = batchRows;
     this.batchBytes = batchBytes;
@@ -42,6 +44,7 @@ final class WriteSettings implements Serializable {
               .preferredFormat(dev.tablecache.CacheFormat.valueOf(format))
               .stats(stats)
               .codec(dev.tablecache.Codec.valueOf(codec))
+              .encoding(dev.tablecache.Encoding.valueOf(encoding))
               .stringBoundLimit(stringBoundLimit)
               .build();
       options = o;

@@ -54,6 +54,7 @@ class CacheLifecycleSparkTest {
             "spark.tablecache.batchRows",
             "spark.tablecache.zeroCopyMinRows",
             "spark.tablecache.codec",
+            "spark.tablecache.encoding",
             "spark.tablecache.format",
             "spark.sql.parquet.columnarReaderBatchSize",
             "spark.sql.adaptive.enabled")) {
@@ -180,6 +181,12 @@ class CacheLifecycleSparkTest {
     assertTrue(String.valueOf(rootCause(e).getMessage()).contains("brotli"), e.toString());
     df.unpersist(true);
     spark.conf().unset("spark.tablecache.codec");
+    spark.conf().set("spark.tablecache.encoding", "delta");
+    Dataset<Row> df1 = spark.sql("SELECT id FROM range(12)");
+    Exception e1 = assertThrows(Exception.class, () -> df1.persist().count());
+    assertTrue(String.valueOf(rootCause(e1).getMessage()).contains("delta"), e1.toString());
+    df1.unpersist(true);
+    spark.conf().unset("spark.tablecache.encoding");
     spark.conf().set("spark.tablecache.format", "v9");
     Dataset<Row> df2 = spark.sql("SELECT id FROM range(11)");
     Exception e2 = assertThrows(Exception.class, () -> df2.persist().count());

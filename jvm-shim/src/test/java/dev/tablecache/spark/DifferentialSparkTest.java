@@ -77,7 +77,10 @@ class DifferentialSparkTest {
           new Config(
               "legacy-auto", "spark.tablecache.format", "legacy", "spark.tablecache.codec", "auto"),
           new Config(
-              "v3-zstd-nostats", "spark.tablecache.stats", "false", "spark.tablecache.codec", "zstd"),
+              "v3-zstd-plain-nostats",
+              "spark.tablecache.stats", "false",
+              "spark.tablecache.codec", "zstd",
+              "spark.tablecache.encoding", "plain"),
           new Config(
               "v3-shortbounds-interpreted",
               "spark.tablecache.stringBoundLimit", "3",
