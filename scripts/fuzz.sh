@@ -25,7 +25,7 @@ all_targets=(frame projected_decode stats schema_cache)
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all_targets[@]}")
 
-if ! rustup toolchain list | grep -q '^nightly'; then
+if ! rustup toolchain list | grep '^nightly' >/dev/null; then
   rustup toolchain install nightly --profile minimal
 fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
@@ -60,14 +60,16 @@ seed() {
     row_count=$(u32_at "$bin" 8)
     schema_len=$(u32_at "$bin" 16)
     stats_len=$(u32_at "$bin" 20)
-    tail -c +29 "$bin" | head -c "$schema_len" >"$corpus/schema_cache/golden-$name"
+    # head | tail, not tail | head: the reader of a pipe must consume all of it, or the writer
+    # dies of SIGPIPE and pipefail stops the script.
+    head -c $((28 + schema_len)) "$bin" | tail -c "$schema_len" >"$corpus/schema_cache/golden-$name"
     if [[ $stats_len -gt 0 ]]; then
       # stats: u32 row count, mode 0 (column count from the section), the section.
       {
         printf "\\x$(printf %02x $((row_count & 255)))\\x$(printf %02x $((row_count >> 8 & 255)))"
         printf "\\x$(printf %02x $((row_count >> 16 & 255)))\\x$(printf %02x $((row_count >> 24)))"
         printf '\x00'
-        tail -c +$((29 + schema_len)) "$bin" | head -c "$stats_len"
+        head -c $((28 + schema_len + stats_len)) "$bin" | tail -c "$stats_len"
       } >"$corpus/stats/golden-$name"
     fi
   done
