@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use arrow_array::{make_array, ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_buffer::MutableBuffer;
 use arrow_schema::{Schema, SchemaRef};
 
 use crate::body::{BodyLayout, PartsReader};
@@ -98,16 +99,12 @@ fn decode_v3_column(frame: &Frame<'_>, index: usize) -> Result<ArrayRef> {
     let what = || format!("column {index}");
     let mut body = codec::decompress(stored, entry.codec, entry.raw_len as usize, &what)?;
     let schema = frame.schema.schema.as_ref();
-    let layout = BodyLayout::parse(&body, 0, &what())?;
+    let layout = plain_body_at(&mut body, 0, schema, index, entry.encoding, &mut Vec::new())?;
     if layout.end != body.len() {
         return Err(Error::TrailingBytes {
             what: "column body",
             extra: body.len() - layout.end,
         });
-    }
-    if entry.encoding == Encoding::ByteStreamSplit {
-        let data_type = schema.field(index).data_type();
-        layout.unsplit(body.as_slice_mut(), data_type, &mut Vec::new(), &what())?;
     }
     let mut reader = PartsReader::over(&body.into(), layout, what());
     read_column(&mut reader, schema, index, frame.row_count as usize)
@@ -123,12 +120,7 @@ fn decode_whole_batch(frame: &Frame<'_>) -> Result<Vec<ArrayRef>> {
     let mut pos = 0;
     let mut layouts = Vec::with_capacity(frame.column_count as usize);
     for index in 0..frame.column_count as usize {
-        let what = format!("column {index}");
-        let layout = BodyLayout::parse(&body, pos, &what)?;
-        if entry.encoding == Encoding::ByteStreamSplit {
-            let data_type = schema.field(index).data_type();
-            layout.unsplit(body.as_slice_mut(), data_type, &mut scratch, &what)?;
-        }
+        let layout = plain_body_at(&mut body, pos, schema, index, entry.encoding, &mut scratch)?;
         pos = layout.end;
         layouts.push(layout);
     }
@@ -147,6 +139,25 @@ fn decode_whole_batch(frame: &Frame<'_>) -> Result<Vec<ArrayRef>> {
             read_column(&mut reader, schema, index, frame.row_count as usize)
         })
         .collect()
+}
+
+/// Parses the body of column `index` at `pos` of a decompressed payload and undoes its
+/// `encoding` in place, so that its buffers hold plain Arrow data.
+fn plain_body_at(
+    body: &mut MutableBuffer,
+    pos: usize,
+    schema: &Schema,
+    index: usize,
+    encoding: Encoding,
+    scratch: &mut Vec<u8>,
+) -> Result<BodyLayout> {
+    let what = format!("column {index}");
+    let layout = BodyLayout::parse(body, pos, &what)?;
+    if encoding == Encoding::ByteStreamSplit {
+        let data_type = schema.field(index).data_type();
+        layout.unsplit(body.as_slice_mut(), data_type, scratch, &what)?;
+    }
+    Ok(layout)
 }
 
 fn read_column(
