@@ -1,24 +1,44 @@
 package dev.tablecache.spark;
 
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.SparkSessionExtensions;
+import org.apache.spark.sql.SparkSessionExtensionsProvider;
 import org.apache.spark.sql.execution.ColumnarRule;
 import scala.runtime.AbstractFunction1;
 import scala.runtime.BoxedUnit;
 
 /**
- * The optional Spark session extension of tablecache: {@code
- * spark.sql.extensions=dev.tablecache.spark.TableCacheExtensions}, next to {@code
- * spark.sql.cache.serializer}. It installs {@link ColumnarCacheReadRule}, which lets
+ * tablecache's Spark session extension: it installs {@link ColumnarCacheReadRule}, which lets
  * whole-stage code generation read our cached column vectors directly instead of going through
- * Spark's row conversion. Without it every query still works, through the row path.
+ * Spark's row conversion.
+ *
+ * <p>It loads by itself: the jar registers it as a {@code SparkSessionExtensionsProvider} in
+ * {@code META-INF/services}, which Spark (3.2+) reads with {@link java.util.ServiceLoader} when
+ * it builds a session, so the jar on the classpath plus {@code spark.sql.cache.serializer} is
+ * the whole set-up. Naming it in {@code spark.sql.extensions} as well is harmless: Spark then
+ * applies it twice to the same {@link SparkSessionExtensions}, and the second application is a
+ * no-op. The rule leaves other serializers' caches alone and honours {@code
+ * spark.tablecache.columnarRead=false}.
  */
-public final class TableCacheExtensions
-    extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
+public final class TableCacheExtensions extends AbstractFunction1<SparkSessionExtensions, BoxedUnit>
+    implements SparkSessionExtensionsProvider {
+
+  /**
+   * Extension registries this class has already been applied to. Weak keys: a registry lives as
+   * long as its sessions; identity is what matters, and SparkSessionExtensions does not override
+   * equals.
+   */
+  private static final Map<SparkSessionExtensions, Boolean> APPLIED =
+      Collections.synchronizedMap(new WeakHashMap<>());
 
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
-    extensions.injectColumnar(new RuleBuilder());
+    if (APPLIED.putIfAbsent(extensions, Boolean.TRUE) == null) {
+      extensions.injectColumnar(new RuleBuilder());
+    }
     return BoxedUnit.UNIT;
   }
 
@@ -26,12 +46,15 @@ public final class TableCacheExtensions
   private static final class RuleBuilder extends AbstractFunction1<SparkSession, ColumnarRule> {
     @Override
     public ColumnarRule apply(SparkSession session) {
-      return new ColumnarRule() {
-        @Override
-        public ColumnarCacheReadRule postColumnarTransitions() {
-          return new ColumnarCacheReadRule();
-        }
-      };
+      return new CacheReadColumnarRule();
+    }
+  }
+
+  /** The session's columnar rule: ours runs after Spark's own transitions. */
+  static final class CacheReadColumnarRule extends ColumnarRule {
+    @Override
+    public ColumnarCacheReadRule postColumnarTransitions() {
+      return new ColumnarCacheReadRule();
     }
   }
 }

@@ -34,8 +34,9 @@ final class SparkTestSupport {
   private SparkTestSupport() {}
 
   /**
-   * A fresh local[2] session using NativeCachedBatchSerializer and TableCacheExtensions (or what
-   * {@code conf} sets instead).
+   * A fresh local[2] session using NativeCachedBatchSerializer (or what {@code conf} sets
+   * instead). TableCacheExtensions loads itself from the classpath (META-INF/services), as it does
+   * for users who set only the serializer.
    */
   static SparkSession start(String appName, Map<String, String> conf) {
     resetSerializer();
@@ -44,9 +45,6 @@ final class SparkTestSupport {
             .master("local[2]")
             .appName(appName)
             .config("spark.sql.cache.serializer", NativeCachedBatchSerializer.class.getName())
-            // The recommended set-up: columnar cache reads (spark.tablecache.columnarRead
-            // switches them off per session).
-            .config("spark.sql.extensions", TableCacheExtensions.class.getName())
             .config("spark.ui.enabled", "false")
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.driver.host", "127.0.0.1")

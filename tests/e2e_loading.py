@@ -1,0 +1,102 @@
+"""The columnar read rule with one setting, whichever way the jar reaches Spark.
+
+Run by tests/run_e2e.sh in three ways, named by the first argument:
+  submit              spark-submit --jars JAR, only spark.sql.cache.serializer set
+  submit+extensions   the same plus spark.sql.extensions=...TableCacheExtensions
+  builder JAR         plain python: SparkSession.builder.config("spark.jars", JAR) and the
+                      serializer, as a PySpark user writes it
+Every way must install tablecache's columnar rule exactly once (Spark loads the extension from
+the jar's META-INF/services; naming it as well must not apply it twice), read the cache through
+ColumnarToRow, keep Spark's row path when spark.tablecache.columnarRead=false, and return the
+uncached rows. Prints "e2e-loading: N passed, N failed" last.
+"""
+
+import sys
+import traceback
+
+from pyspark.sql import SparkSession
+
+SERIALIZER = "dev.tablecache.spark.NativeCachedBatchSerializer"
+OUR_RULE = "dev.tablecache.spark.TableCacheExtensions$CacheReadColumnarRule"
+QUERIES = [
+    "SELECT sum(l) FROM t",
+    "SELECT k, count(*), max(d), min(s) FROM t GROUP BY k",
+    "SELECT id, s FROM t WHERE id BETWEEN 100 AND 140",
+]
+TABLE_SQL = """
+SELECT id, id % 13 AS k, id * 7 AS l,
+       CASE WHEN id % 9 = 0 THEN double('NaN') ELSE id / 3.0 END AS d,
+       CASE WHEN id % 5 = 0 THEN NULL ELSE concat('s', CAST(id AS STRING)) END AS s
+FROM range(0, 4000, 1, 4)
+"""
+
+
+def session(way, jar):
+    builder = SparkSession.builder.appName(f"tablecache-e2e-loading-{way}")
+    if way == "builder":
+        builder = (builder.master("local-cluster[2,1,1024]")
+                   .config("spark.jars", jar)
+                   .config("spark.sql.cache.serializer", SERIALIZER)
+                   .config("spark.ui.enabled", "false")
+                   .config("spark.ui.showConsoleProgress", "false")
+                   .config("spark.sql.shuffle.partitions", "4"))
+    return builder.getOrCreate()
+
+
+def rows(df):
+    return sorted(repr(tuple(r)) for r in df.collect())
+
+
+def main():
+    way = sys.argv[1]
+    jar = sys.argv[2] if len(sys.argv) > 2 else None
+    spark = session(way, jar)
+    passed = 0
+    failed = 0
+
+    def check(name, ok, detail=""):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL [{way}] {name} {detail}", flush=True)
+
+    try:
+        check("serializer", spark.conf.get("spark.sql.cache.serializer") == SERIALIZER)
+        extensions = spark.sparkContext.getConf().get("spark.sql.extensions", "")
+        check("spark.sql.extensions as launched",
+              ("TableCacheExtensions" in extensions) == (way == "submit+extensions"), extensions)
+        rules = spark._jsparkSession.sessionState().columnarRules()
+        names = [rules.apply(i).getClass().getName() for i in range(rules.size())]
+        check("our columnar rule installed exactly once", names.count(OUR_RULE) == 1, names)
+        capability = spark.sparkContext._jvm.dev.tablecache.Capability.current().toString()
+        check("native library loaded", capability == "V3", capability)
+
+        table = spark.sql(TABLE_SQL)
+        table.createOrReplaceTempView("t")
+        expected = {q: rows(spark.sql(q)) for q in QUERIES}
+        table.cache()
+        check("cache built", table.count() == 4000)
+        for columnar in ("true", "false"):
+            spark.conf.set("spark.tablecache.columnarRead", columnar)
+            for q in QUERIES:
+                df = spark.sql(q)
+                got = rows(df)
+                plan = df._jdf.queryExecution().executedPlan().toString()
+                check(f"columnarRead={columnar}: {q}", got == expected[q],
+                      f"expected {len(expected[q])} rows, got {len(got)}")
+                check(f"columnarRead={columnar}: reads the cache", "InMemoryTableScan" in plan, plan)
+                check(f"columnarRead={columnar}: ColumnarToRow above the scan",
+                      ("ColumnarToRow" in plan) == (columnar == "true"), plan)
+        table.unpersist(blocking=True)
+    except Exception:  # report, count, and still print the summary line
+        traceback.print_exc()
+        check("no error", False)
+    print(f"e2e-loading: {passed} passed, {failed} failed", flush=True)
+    spark.stop()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
