@@ -23,6 +23,7 @@ mod legacy;
 mod read;
 pub mod schema;
 pub mod stats;
+pub mod unsafe_row;
 mod write;
 
 pub mod jni;

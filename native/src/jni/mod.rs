@@ -121,6 +121,26 @@ struct WriteRequest {
     string_bound_limit: jint,
 }
 
+impl WriteRequest {
+    /// The format core's options, with every Java value checked.
+    fn options(&self) -> JniResult<WriteOptions> {
+        let string_bound_limit = usize::try_from(self.string_bound_limit).map_err(|_| {
+            Error::InvalidArgument(format!(
+                "negative string bound limit {}",
+                self.string_bound_limit
+            ))
+        })?;
+        Ok(WriteOptions {
+            format: self.format,
+            stats: self.stats,
+            codec: Codec::from_id(self.codec)?,
+            encoding: Encoding::from_id(self.encoding)?,
+            string_bound_limit,
+            ..WriteOptions::default()
+        })
+    }
+}
+
 /// Shared body of the four serialize exports.
 fn serialize<'local>(
     env: &mut Env<'local>,
@@ -130,29 +150,13 @@ fn serialize<'local>(
     buffers: &JLongArray<'local>,
     request: WriteRequest,
 ) -> JniResult<JByteArray<'local>> {
-    let WriteRequest {
-        format,
-        stats,
-        codec,
-        encoding,
-        string_bound_limit,
-    } = request;
+    let options = request.options()?;
+    let format = request.format;
     if schema.is_null() {
         return Err(Error::InvalidArgument("schema is null".into()).into());
     }
     let row_count = usize::try_from(row_count)
         .map_err(|_| Error::InvalidArgument(format!("negative row count {row_count}")))?;
-    let string_bound_limit = usize::try_from(string_bound_limit).map_err(|_| {
-        Error::InvalidArgument(format!("negative string bound limit {string_bound_limit}"))
-    })?;
-    let options = WriteOptions {
-        format,
-        stats,
-        codec: Codec::from_id(codec)?,
-        encoding: Encoding::from_id(encoding)?,
-        string_bound_limit,
-        ..WriteOptions::default()
-    };
     let schema_bytes = env.convert_byte_array(schema)?;
     let nodes = read_longs(env, nodes, "nodes")?;
     let buffers = read_longs(env, buffers, "buffers")?;
@@ -235,6 +239,129 @@ serialize_export!(
     encoding,
     string_bound_limit
 );
+
+/// JNI export `NativeCodec.serializeUnsafeRows`: writes one frame from Spark `UnsafeRow`s that
+/// the JVM copied, back to back, into off-heap memory (`crate::unsafe_row`). Row `i` is
+/// `rows[starts[i]..starts[i + 1]]`; `starts` holds `row_count + 1` longs. `format` is the
+/// capability number of the format to write: 3 = V3, 2 = V2 (always with stats), 1 = legacy.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)] // the JNI signature; WriteRequest groups them at once
+pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serializeUnsafeRows<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    schema: JByteArray<'local>,
+    rows_address: jlong,
+    rows_length: jlong,
+    starts_address: jlong,
+    row_count: jint,
+    format: jint,
+    stats: jni::sys::jboolean,
+    codec: jint,
+    encoding: jint,
+    string_bound_limit: jint,
+) -> JByteArray<'local> {
+    unowned
+        .with_env(|env| -> JniResult<JByteArray<'local>> {
+            let format = match format {
+                3 => Format::V3,
+                2 => Format::V2,
+                1 => Format::Legacy,
+                other => {
+                    return Err(Error::InvalidArgument(format!("unknown format {other}")).into())
+                }
+            };
+            let request = WriteRequest {
+                stats: stats || format == Format::V2,
+                format,
+                codec,
+                encoding: if format == Format::Legacy {
+                    PLAIN
+                } else {
+                    encoding
+                },
+                string_bound_limit,
+            };
+            let options = request.options()?;
+            if schema.is_null() {
+                return Err(Error::InvalidArgument("schema is null".into()).into());
+            }
+            let row_count = usize::try_from(row_count)
+                .map_err(|_| Error::InvalidArgument(format!("negative row count {row_count}")))?;
+            let rows_length = usize::try_from(rows_length).map_err(|_| {
+                Error::InvalidArgument(format!("negative rows length {rows_length}"))
+            })?;
+            let schema_bytes = env.convert_byte_array(&schema)?;
+            let interned = global_schema_cache().get_or_parse(&schema_bytes)?;
+            // SAFETY: the Java caller (UnsafeRowBuffer) keeps both off-heap regions allocated and
+            // unmodified until this call returns, and nothing borrowed from them outlives the
+            // call: the batch below copies every value into buffers it owns.
+            let (rows, starts) = unsafe {
+                (
+                    borrowed_bytes(rows_address, rows_length, "rows")?,
+                    borrowed_longs(starts_address, row_count + 1, "row starts")?,
+                )
+            };
+            let batch = crate::unsafe_row::to_record_batch(&interned.schema, rows, starts)?;
+            let frame = match format {
+                Format::Legacy => crate::legacy::write(&batch, options.codec)?,
+                _ => crate::write::write_frame(&batch, &interned.encoded, &options)?,
+            };
+            Ok(env.byte_array_from_slice(&frame)?)
+        })
+        .resolve::<ThrowTableCacheException>()
+}
+
+/// JNI export `NativeCodec.unsafeRowsSupported`: whether `serializeUnsafeRows` reads every field
+/// of this schema (`crate::unsafe_row::supports`), so the JVM asks instead of keeping a copy of
+/// the type list.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_unsafeRowsSupported<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    schema: JByteArray<'local>,
+) -> jni::sys::jboolean {
+    unowned
+        .with_env(|env| -> JniResult<jni::sys::jboolean> {
+            if schema.is_null() {
+                return Err(Error::InvalidArgument("schema is null".into()).into());
+            }
+            let schema_bytes = env.convert_byte_array(&schema)?;
+            let interned = global_schema_cache().get_or_parse(&schema_bytes)?;
+            Ok(crate::unsafe_row::supports(&interned.schema))
+        })
+        .resolve::<ThrowTableCacheException>()
+}
+
+/// `len` bytes at `address` (which may be 0 when `len` is 0).
+///
+/// # Safety
+/// A non-zero `len` requires `address` to be readable for `len` bytes for the returned lifetime.
+unsafe fn borrowed_bytes<'a>(address: jlong, len: usize, what: &str) -> JniResult<&'a [u8]> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    let ptr = NonNull::new(address as usize as *mut u8)
+        .ok_or_else(|| Error::InvalidArgument(format!("{what}: null address for {len} bytes")))?;
+    // SAFETY: non-null, and the caller guarantees `len` readable bytes that outlive 'a.
+    Ok(unsafe { std::slice::from_raw_parts(ptr.as_ptr(), len) })
+}
+
+/// `len` longs at `address`, which must be 8-byte aligned.
+///
+/// # Safety
+/// `address` must be readable for `len * 8` bytes for the returned lifetime.
+unsafe fn borrowed_longs<'a>(address: jlong, len: usize, what: &str) -> JniResult<&'a [i64]> {
+    let ptr = NonNull::new(address as usize as *mut i64)
+        .ok_or_else(|| Error::InvalidArgument(format!("{what}: null address")))?;
+    if !(ptr.as_ptr() as usize).is_multiple_of(std::mem::align_of::<i64>()) {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: address {address:#x} is not 8-byte aligned"
+        ))
+        .into());
+    }
+    // SAFETY: non-null and aligned, and the caller guarantees `len` readable longs that outlive 'a.
+    Ok(unsafe { std::slice::from_raw_parts(ptr.as_ptr(), len) })
+}
 
 /// JNI export `NativeCodec.deserializeProjected`: decodes the projected
 /// columns and returns the descriptor of their native-owned buffers.

@@ -77,6 +77,52 @@ public final class TableCache {
   }
 
   /**
+   * Whether {@link #serializeUnsafeRows} can write batches of this schema: the native side keeps
+   * the list of column types whose {@code UnsafeRow} form it reads (flat types: booleans,
+   * integers, floats, dates, timestamps, decimals, strings, binary).
+   *
+   * @throws TableCacheException NATIVE_UNAVAILABLE without a usable library
+   */
+  public static boolean canSerializeUnsafeRows(EncodedSchema schema) {
+    Capability.requireAvailable();
+    return NativeCodec.unsafeRowsSupported(schema.message());
+  }
+
+  /**
+   * Writes one cached batch from Spark {@code UnsafeRow}s that the caller copied back to back
+   * into off-heap memory (docs/ARCHITECTURE.md, "Row input"): row {@code i} is the bytes {@code
+   * [starts[i], starts[i + 1])} after {@code rowsAddress}, {@code starts} being {@code rowCount +
+   * 1} longs at {@code startsAddress}. The native side transposes them into columns, so no
+   * per-value Java writer runs. Both regions are only read during the call.
+   *
+   * @param schema the batch's Arrow schema, encoded once per writer
+   * @throws TableCacheException NATIVE_UNAVAILABLE without a usable library, UNSUPPORTED_TYPE for
+   *     a type without an UnsafeRow reader, INVALID_ARGUMENT for rows that do not fit the schema
+   */
+  public static byte[] serializeUnsafeRows(
+      EncodedSchema schema,
+      long rowsAddress,
+      long rowsLength,
+      long startsAddress,
+      int rowCount,
+      WriteOptions options) {
+    WriteOptions o = options == null ? WriteOptions.defaults() : options;
+    CacheFormat format = formatFor(o);
+    int formatNumber = format == CacheFormat.V3 ? 3 : format == CacheFormat.V2 ? 2 : 1;
+    return NativeCodec.serializeUnsafeRows(
+        schema.message(),
+        rowsAddress,
+        rowsLength,
+        startsAddress,
+        rowCount,
+        formatNumber,
+        o.stats(),
+        o.codec().id(),
+        o.encoding().id(),
+        o.stringBoundLimit());
+  }
+
+  /**
    * Decodes a cached batch of any format. The returned root's vectors point at native memory,
    * which is freed when the caller closes the root (or its vectors).
    *

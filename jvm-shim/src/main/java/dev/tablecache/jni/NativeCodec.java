@@ -40,6 +40,27 @@ public final class NativeCodec {
       int stringBoundLimit);
 
   /**
+   * One frame from Spark {@code UnsafeRow}s copied back to back into off-heap memory: row {@code
+   * i} is the bytes {@code [starts[i], starts[i + 1])} after {@code rowsAddress}, where {@code
+   * starts} is {@code rowCount + 1} longs at {@code startsAddress}. Both regions are only read
+   * during the call. {@code format}: 3 = V3, 2 = V2 (always with stats), 1 = legacy.
+   */
+  public static native byte[] serializeUnsafeRows(
+      byte[] schema,
+      long rowsAddress,
+      long rowsLength,
+      long startsAddress,
+      int rowCount,
+      int format,
+      boolean stats,
+      int codec,
+      int encoding,
+      int stringBoundLimit);
+
+  /** Whether {@link #serializeUnsafeRows} reads every field of this (encoded Arrow) schema. */
+  public static native boolean unsafeRowsSupported(byte[] schema);
+
+  /**
    * Decodes any format. {@code columns == null} means all columns, an empty array only the row
    * count. Returns the descriptor of native-owned buffers described in docs/ARCHITECTURE.md.
    */

@@ -17,7 +17,7 @@ import org.apache.spark.sql.execution.arrow.ArrowWriter;
  * into a frame when the batch is full. The vectors are allocated once (from a per-task child
  * allocator) and reused for every batch of the task; {@link #close()} frees them.
  */
-final class FrameWriter implements AutoCloseable {
+final class FrameWriter implements RowBatchWriter {
 
   /** How often (in rows) the writer's byte size is checked against the byte target. */
   private static final int BYTE_CHECK_INTERVAL = 64;
@@ -35,7 +35,8 @@ final class FrameWriter implements AutoCloseable {
     this.settings = settings;
   }
 
-  void write(InternalRow row) {
+  @Override
+  public void write(InternalRow row) {
     if (writer == null) {
       open();
     }
@@ -47,8 +48,8 @@ final class FrameWriter implements AutoCloseable {
     return rows;
   }
 
-  /** Whether the pending batch reached the row or byte target. */
-  boolean full() {
+  @Override
+  public boolean full() {
     if (rows >= settings.batchRows) {
       return true;
     }
@@ -58,7 +59,8 @@ final class FrameWriter implements AutoCloseable {
   }
 
   /** Serializes the pending rows (at least one) and resets the vectors for the next batch. */
-  NativeCachedBatch flush() {
+  @Override
+  public NativeCachedBatch flush() {
     if (rows == 0) {
       throw new IllegalStateException("no rows to flush");
     }
@@ -83,7 +85,7 @@ final class FrameWriter implements AutoCloseable {
     return written(numRows, frame);
   }
 
-  private static NativeCachedBatch written(int numRows, byte[] frame) {
+  static NativeCachedBatch written(int numRows, byte[] frame) {
     TableCacheMetrics.frameWritten(CacheFormat.detect(frame));
     return new NativeCachedBatch(numRows, frame);
   }

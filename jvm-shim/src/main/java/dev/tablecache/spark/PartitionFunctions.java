@@ -42,7 +42,7 @@ final class PartitionFunctions {
 
     @Override
     public Iterator<CachedBatch> apply(Iterator<InternalRow> rows) {
-      return new RowsToFrames(rows, arrowSchema(schema, settings.timeZoneId), settings);
+      return new RowsToFrames(rows, schema, arrowSchema(schema, settings.timeZoneId), settings);
     }
   }
 

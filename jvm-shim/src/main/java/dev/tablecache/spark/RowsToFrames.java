@@ -1,25 +1,31 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.EncodedSchema;
 import java.util.NoSuchElementException;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.columnar.CachedBatch;
+import org.apache.spark.sql.types.StructType;
 import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
 
 /**
  * Row input: groups a partition's rows into cached batches of up to {@code batchRows} rows (or
- * {@code batchBytes} Arrow bytes). The Arrow vectors are released when the input ends or, at the
- * latest, when the task completes.
+ * {@code batchBytes} bytes), through {@link UnsafeRowFrameWriter} where the native side reads
+ * every column's UnsafeRow form, else through Spark's ArrowWriter ({@link FrameWriter}). The
+ * writer's memory is released when the input ends or, at the latest, when the task completes.
  */
 final class RowsToFrames extends AbstractIterator<CachedBatch> {
 
   private final Iterator<InternalRow> rows;
-  private final FrameWriter writer;
+  private final RowBatchWriter writer;
 
-  RowsToFrames(Iterator<InternalRow> rows, Schema arrowSchema, WriteSettings settings) {
+  RowsToFrames(
+      Iterator<InternalRow> rows, StructType schema, Schema arrowSchema, WriteSettings settings) {
     this.rows = rows;
-    this.writer = new FrameWriter(arrowSchema, settings);
+    RowBatchWriter w =
+        UnsafeRowFrameWriter.forSchemaOrNull(EncodedSchema.of(arrowSchema), schema, settings);
+    this.writer = w != null ? w : new FrameWriter(arrowSchema, settings);
     SparkCompat.onTaskCompletion(writer::close);
   }
 

@@ -37,6 +37,11 @@ final class TableCacheConf {
    * whole-stage code ({@link ColumnarCacheReadRule}); a runtime switch for that rule.
    */
   static final String COLUMNAR_READ = PREFIX + "columnarRead";
+  /**
+   * true | false: cache rows by handing their UnsafeRow bytes to the native writer, which
+   * transposes them (false: Spark's ArrowWriter fills Arrow vectors value by value).
+   */
+  static final String UNSAFE_ROW_INPUT = PREFIX + "unsafeRowInput";
 
   static final long DEFAULT_BATCH_BYTES = 32L << 20;
   /** Hard cap: a frame's column lengths are u32 and raw lengths must stay below 2^31. */
@@ -66,7 +71,12 @@ final class TableCacheConf {
                 intConf(conf, STRING_BOUND_LIMIT, WriteOptions.DEFAULT_STRING_BOUND_LIMIT))
             .build();
     return new WriteSettings(
-        options, batchRows, batchBytes, zeroCopyMinRows, conf.sessionLocalTimeZone());
+        options,
+        batchRows,
+        batchBytes,
+        zeroCopyMinRows,
+        boolConf(conf, UNSAFE_ROW_INPUT, true),
+        conf.sessionLocalTimeZone());
   }
 
   /** Whether {@link ColumnarCacheReadRule} rewrites plans in this session. */

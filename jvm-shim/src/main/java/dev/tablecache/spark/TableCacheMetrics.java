@@ -18,6 +18,8 @@ final class TableCacheMetrics {
   static final LongAdder FRAMES_WRITTEN_LEGACY = new LongAdder();
   /** Frames written straight from Arrow input vectors, without a copy. */
   static final LongAdder ZERO_COPY_FRAMES = new LongAdder();
+  /** Frames written from UnsafeRow bytes transposed by the native side (row input). */
+  static final LongAdder UNSAFE_ROW_FRAMES = new LongAdder();
   /** Input columnar batches copied into the coalescing writer. */
   static final LongAdder COPIED_INPUT_BATCHES = new LongAdder();
   /** Batches the stats filter let through / skipped. */
@@ -55,6 +57,8 @@ final class TableCacheMetrics {
         + FRAMES_WRITTEN_V2.sum()
         + ", legacy="
         + FRAMES_WRITTEN_LEGACY.sum()
+        + ", unsafeRows="
+        + UNSAFE_ROW_FRAMES.sum()
         + ", zeroCopy="
         + ZERO_COPY_FRAMES.sum()
         + ", copiedInputBatches="

@@ -9,7 +9,7 @@ import java.io.Serializable;
  * plain fields).
  */
 final class WriteSettings implements Serializable {
-  private static final long serialVersionUID = 2L; // 2: the encoding field
+  private static final long serialVersionUID = 3L; // 3: unsafeRowInput
 
   private final String format;
   private final boolean stats;
@@ -19,11 +19,18 @@ final class WriteSettings implements Serializable {
   final int batchRows;
   final long batchBytes;
   final int zeroCopyMinRows;
+  /** Rows reach the native writer as UnsafeRow bytes where it reads every column type. */
+  final boolean unsafeRowInput;
   final String timeZoneId;
   private transient WriteOptions options;
 
   WriteSettings(
-      WriteOptions options, int batchRows, long batchBytes, int zeroCopyMinRows, String tz) {
+      WriteOptions options,
+      int batchRows,
+      long batchBytes,
+      int zeroCopyMinRows,
+      boolean unsafeRowInput,
+      String tz) {
     this.format = options.preferredFormat().name();
     this.stats = options.stats();
     this.codec = options.codec().name();
@@ -32,6 +39,7 @@ final class WriteSettings implements Serializable {
     this.batchRows = batchRows;
     this.batchBytes = batchBytes;
     this.zeroCopyMinRows = zeroCopyMinRows;
+    this.unsafeRowInput = unsafeRowInput;
     this.timeZoneId = tz;
     this.options = options;
   }
@@ -62,6 +70,8 @@ final class WriteSettings implements Serializable {
         + batchBytes
         + ", zeroCopyMinRows="
         + zeroCopyMinRows
+        + ", unsafeRowInput="
+        + unsafeRowInput
         + ", tz="
         + timeZoneId
         + "}";
