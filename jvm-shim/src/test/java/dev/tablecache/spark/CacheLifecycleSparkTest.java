@@ -95,7 +95,7 @@ class CacheLifecycleSparkTest {
         (InMemoryRelation)
             spark.sharedState()
                 .cacheManager()
-                .lookupCachedData(SparkTestSupport.classic(df))
+                .lookupCachedData(SparkLineSupport.classic(df))
                 .get()
                 .cachedRepresentation();
     long size = rel.cacheBuilder().sizeInBytesStats().value();
