@@ -46,7 +46,7 @@ public class NativeCachedBatchSerializer extends SimpleMetricsCachedBatchSeriali
    * Spark 4.0, which lacks the method; on 4.1+ it overrides the SPI's default by signature.
    */
   public SparkPlan convertToColumnarPlanIfPossible(SparkPlan plan) {
-    return ColumnarInputPlan.of(plan);
+    return ColumnarInputPlan.of(this, plan);
   }
 
   @Override

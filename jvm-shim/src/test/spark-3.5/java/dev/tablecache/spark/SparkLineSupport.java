@@ -23,6 +23,12 @@ final class SparkLineSupport {
   static final List<String> QUERIES = Collections.emptyList();
   static final List<String> COLUMNAR_PROJECTIONS = Collections.emptyList();
 
+  /**
+   * Spark 3.5 wraps a scan of a cache in an adaptive plan (a table-cache query stage) and never
+   * marks an adaptive plan columnar when caching it: such a cache is built from rows.
+   */
+  static final boolean CACHE_OF_CACHE_IS_COLUMNAR_UNDER_AQE = false;
+
   /** The Dataset with its query execution (and the type the cache manager looks up). */
   static Dataset<Row> classic(Dataset<Row> df) {
     return df;

@@ -37,6 +37,12 @@ final class SparkLineSupport {
           "SELECT arr, m, st, v FROM t",
           "SELECT dti, ymi, nul, allnull, allnull_s, s_lc, bin, b FROM t");
 
+  /**
+   * Whether, under adaptive execution, a cache built from a scan of another cache gets the
+   * scan's batches: Spark 4 plans that scan without an adaptive wrapper.
+   */
+  static final boolean CACHE_OF_CACHE_IS_COLUMNAR_UNDER_AQE = true;
+
   /** The Dataset with its query execution (and the type the cache manager looks up). */
   static org.apache.spark.sql.classic.Dataset<Row> classic(Dataset<Row> df) {
     return (org.apache.spark.sql.classic.Dataset<Row>) df;
