@@ -9,27 +9,22 @@
 #   - tests/e2e_cache.py, once with Java serialization and once with Kryo (registrationRequired),
 #     each printing "e2e: N passed, N failed";
 #   - tests/e2e_faults.py (concurrency, a killed executor, spill to disk, a corrupted block; it
-#     picks its serializers itself), printing "e2e-faults: N passed, N failed". By default only
-#     on the versions in E2E_FAULT_VERSIONS (default "3.5.9 4.3.0": one per jar, the oldest and
-#     newest Spark); with TABLECACHE_TEST_SCALE=full on every version.
+#     picks its serializers itself), printing "e2e-faults: N passed, N failed", on the versions
+#     in E2E_FAULT_VERSIONS (default: every version; about a minute each at smoke scale).
 # The script exits non-zero if any run fails, and prints the wall time of each run.
 #
 #   tests/run_e2e.sh                          # build the jars if missing, run every version
 #   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
 #   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "faults" or both)
-#   E2E_FAULT_VERSIONS="3.5.9 4.0.1 4.1.3 4.3.0" tests/run_e2e.sh   # fault suite on every version
-#   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite, on every version
+#   E2E_FAULT_VERSIONS="3.5.9 4.3.0" tests/run_e2e.sh   # fault suite on one version per jar only
+#   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite (default: smoke)
 #   TABLECACHE_JAR=/path/to/tablecache.jar PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
 SUITES="${E2E_SUITES:-cache faults}"
-if [[ "${TABLECACHE_TEST_SCALE:-}" == full ]]; then
-  FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$VERSIONS}"
-else
-  FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-3.5.9 4.3.0}"
-fi
+FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$VERSIONS}"
 source "$ROOT/scripts/lib/pyspark-env.sh"
 
 status=0
