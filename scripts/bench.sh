@@ -26,8 +26,9 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-jar="$(tablecache_jar)"
-pyspark_env "${PYSPARK_VERSION:-4.3.0}"
+version="${PYSPARK_VERSION:-4.3.0}"
+jar="$(tablecache_jar "$version")"
+pyspark_env "$version"
 if ! "$PYSPARK_VENV/bin/python" -c 'import matplotlib' 2>/dev/null; then
   echo "bench: installing matplotlib into $PYSPARK_VENV" >&2
   "$PYSPARK_VENV/bin/pip" install --quiet --disable-pip-version-check matplotlib

@@ -7,10 +7,11 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 source "$ROOT/scripts/lib/pyspark-env.sh"
 
+version="${PYSPARK_VERSION:-4.3.0}"
 echo "demo: [1/3] native library and jar" >&2
-jar="$(tablecache_jar)"
-echo "demo: [2/3] PySpark ${PYSPARK_VERSION:-4.3.0}" >&2
-pyspark_env "${PYSPARK_VERSION:-4.3.0}"
+jar="$(tablecache_jar "$version")"
+echo "demo: [2/3] PySpark $version" >&2
+pyspark_env "$version"
 echo "demo: [3/3] caching ${DEMO_ROWS:-3000000} rows x 16 columns with each serializer" >&2
 "$PYSPARK_VENV/bin/python" "$ROOT/scripts/bench/run.py" --python "$PYSPARK_VENV/bin/python" \
   --jar "$jar" --out "$ROOT/target/demo" --title "tablecache demo" --no-chart \

@@ -33,10 +33,17 @@ else
 fi
 
 if [ -f jvm-shim/pom.xml ] && [ -d jvm-shim/src/test ]; then
-  step "build native library + jar"
+  step "build native library + jars"
   ./scripts/build.sh
-  step "JVM + Spark tests (mvn test)"
-  (cd jvm-shim && mvn -B -q -e test)
+  native_dir="$(cd "${CARGO_TARGET_DIR:-target}/release" && pwd)"
+  # Each Spark line's suites against its own Spark, Scala and Arrow (Maven profiles; separate
+  # build directories jvm-shim/target/spark-<line>/, so neither run clobbers the other).
+  for line in 4 3.5; do
+    step "JVM + Spark tests, Spark $line (mvn test -Pspark-$line)"
+    began=$SECONDS
+    (cd jvm-shim && mvn -B -q -e -Pspark-$line -Dnative.lib.dir="$native_dir" test)
+    echo "mvn test -Pspark-$line: $((SECONDS - began)) s"
+  done
 fi
 
 if [ -x tests/run_e2e.sh ]; then

@@ -1,42 +1,57 @@
 #!/usr/bin/env bash
 # End-to-end test of the Spark plugin with PySpark from PyPI.
 #
-# For each PySpark version in PYSPARK_VERSIONS (default: "4.0.1 4.3.0", two Spark lines), makes
-# a virtualenv under $TABLECACHE_E2E_HOME (default ~/.cache/tablecache-e2e) with that pyspark
-# installed by pip if it is missing, then runs through spark-submit on local-cluster[2,1,1024]
-# (two executor JVMs) with the tablecache jar:
+# For each PySpark version in PYSPARK_VERSIONS (default: "3.5.9 4.0.1 4.1.3 4.3.0", both jars and
+# every Spark 4 line), makes a virtualenv under $TABLECACHE_E2E_HOME (default
+# ~/.cache/tablecache-e2e) with that pyspark installed by pip if it is missing, then runs through
+# spark-submit on local-cluster[2,1,1024] (two executor JVMs) with that Spark line's tablecache
+# jar (scripts/lib/pyspark-env.sh: tablecache_jar) and spark.tablecache.onUnavailable=fail:
 #   - tests/e2e_cache.py, once with Java serialization and once with Kryo (registrationRequired),
 #     each printing "e2e: N passed, N failed";
 #   - tests/e2e_loading.py three ways (spark-submit --jars with only the serializer set; the same
 #     plus spark.sql.extensions; a plain-python SparkSession.builder with spark.jars): the
 #     columnar read rule loads from the jar exactly once, printing "e2e-loading: N passed, N failed";
 #   - tests/e2e_faults.py (concurrency, a killed executor, spill to disk, a corrupted block; it
-#     picks its serializers itself), printing "e2e-faults: N passed, N failed".
+#     picks its serializers itself), printing "e2e-faults: N passed, N failed", on the versions
+#     in E2E_FAULT_VERSIONS (default: every version; about a minute each at smoke scale).
 # Only spark.sql.cache.serializer is set (the one-setting set-up users get from the README).
-# The script exits non-zero if any run fails.
+# The script exits non-zero if any run fails, and prints the wall time of each run.
 #
-#   tests/run_e2e.sh                          # build the jar if missing, run both versions
+#   tests/run_e2e.sh                          # build the jars if missing, run every version
 #   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
 #   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "loading", "faults")
+#   E2E_FAULT_VERSIONS="3.5.9 4.3.0" tests/run_e2e.sh   # fault suite on one version per jar only
 #   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite (default: smoke)
-#   TABLECACHE_JAR=/path/to/tablecache.jar tests/run_e2e.sh
+#   TABLECACHE_JAR=/path/to/tablecache.jar PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VERSIONS="${PYSPARK_VERSIONS:-4.0.1 4.3.0}"
+VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
 SUITES="${E2E_SUITES:-cache loading faults}"
+FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$VERSIONS}"
 source "$ROOT/scripts/lib/pyspark-env.sh"
 
-jar="$(tablecache_jar)"
-echo "run_e2e: jar $jar"
-
 status=0
+timings=()
+# Runs "$@" and records its wall time under label $1 (shifted off).
+timed() {
+  local label="$1" began=$SECONDS rc=0
+  shift
+  "$@" || rc=$?
+  timings+=("$(printf '%-44s %4ds  %s' "$label" $((SECONDS - began)) "$([[ $rc == 0 ]] && echo ok || echo FAILED)")")
+  return $rc
+}
+
 for version in $VERSIONS; do
+  jar="$(tablecache_jar "$version")"
+  echo "run_e2e: pyspark $version, jar $jar"
   pyspark_env "$version"
   venv="$PYSPARK_VENV"
   common=(--master 'local-cluster[2,1,1024]'
           --jars "$jar"
           --conf spark.sql.cache.serializer=dev.tablecache.spark.NativeCachedBatchSerializer
+          # A library that fails to load must fail the run, not fall back to Spark's serializer.
+          --conf spark.tablecache.onUnavailable=fail
           --conf spark.sql.inMemoryColumnarStorage.batchSize=200
           --conf spark.sql.shuffle.partitions=4
           --conf spark.ui.enabled=false
@@ -53,7 +68,8 @@ for version in $VERSIONS; do
                --conf spark.kryo.registrator=dev.tablecache.spark.TableCacheKryoRegistrator)
       fi
       echo "run_e2e: pyspark $version, $serializer serialization"
-      if ! "$venv/bin/spark-submit" "${common[@]}" "${extra[@]}" "$ROOT/tests/e2e_cache.py"; then
+      if ! timed "pyspark $version cache ($serializer)" \
+          "$venv/bin/spark-submit" "${common[@]}" "${extra[@]}" "$ROOT/tests/e2e_cache.py"; then
         echo "run_e2e: FAILED for pyspark $version ($serializer)" >&2
         status=1
       fi
@@ -62,24 +78,28 @@ for version in $VERSIONS; do
   if [[ " $SUITES " == *" loading "* ]]; then
     echo "run_e2e: pyspark $version, ways of loading the columnar read rule"
     loading_ok=1
-    "$venv/bin/spark-submit" "${common[@]}" "$ROOT/tests/e2e_loading.py" submit || loading_ok=0
-    "$venv/bin/spark-submit" "${common[@]}" \
+    timed "pyspark $version loading: submit" \
+        "$venv/bin/spark-submit" "${common[@]}" "$ROOT/tests/e2e_loading.py" submit || loading_ok=0
+    timed "pyspark $version loading: submit+extensions" "$venv/bin/spark-submit" "${common[@]}" \
         --conf spark.sql.extensions=dev.tablecache.spark.TableCacheExtensions \
         "$ROOT/tests/e2e_loading.py" submit+extensions || loading_ok=0
-    "$venv/bin/python" "$ROOT/tests/e2e_loading.py" builder "$jar" || loading_ok=0
+    timed "pyspark $version loading: builder" \
+        "$venv/bin/python" "$ROOT/tests/e2e_loading.py" builder "$jar" || loading_ok=0
     if [[ $loading_ok == 0 ]]; then
       echo "run_e2e: FAILED for pyspark $version (loading)" >&2
       status=1
     fi
   fi
-  if [[ " $SUITES " == *" faults "* ]]; then
+  if [[ " $SUITES " == *" faults "* && " $FAULT_VERSIONS " == *" $version "* ]]; then
     # The suite has its own per-query timeouts; this one only stops a wedged JVM.
     echo "run_e2e: pyspark $version, faults and concurrency (scale ${TABLECACHE_TEST_SCALE:-smoke})"
-    if ! timeout --kill-after=30 "${E2E_FAULTS_TIMEOUT:-1800}" \
+    if ! timed "pyspark $version faults" timeout --kill-after=30 "${E2E_FAULTS_TIMEOUT:-1800}" \
         "$venv/bin/spark-submit" "${common[@]}" "$ROOT/tests/e2e_faults.py"; then
       echo "run_e2e: FAILED for pyspark $version (faults)" >&2
       status=1
     fi
   fi
 done
+echo "run_e2e: wall time per run"
+printf '  %s\n' "${timings[@]}"
 exit $status

@@ -3,8 +3,12 @@
 #   pyspark_env VERSION   makes/reuses a virtualenv with pyspark==VERSION under
 #                         $TABLECACHE_E2E_HOME (default ~/.cache/tablecache-e2e) and exports
 #                         PYSPARK_VENV, SPARK_HOME, PYSPARK_PYTHON, PYSPARK_DRIVER_PYTHON, JAVA_HOME
-#   tablecache_jar        prints the path of the tablecache jar ($TABLECACHE_JAR if set, else
-#                         jvm-shim/target's, built when missing or older than the sources),
+#   tablecache_jar VERSION
+#                         prints the path of the tablecache jar for PySpark/Spark VERSION:
+#                         3.5.x -> jvm-shim/target/spark-3.5/tablecache-*-spark3.5_2.12.jar,
+#                         4.x   -> jvm-shim/target/spark-4/tablecache-*-spark4_2.13.jar
+#                         (both built by scripts/build.sh when either is missing or older than
+#                         the sources; $TABLECACHE_JAR, if set, is used for every version),
 #                         checking that it carries the native library
 
 TC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -29,18 +33,24 @@ pyspark_env() {
 }
 
 tablecache_jar() {
-  local jar
+  local version="${1:?usage: tablecache_jar PYSPARK_VERSION}" line jar lib
+  case "$version" in
+    3.5.*) line=3.5 ;;
+    4.*) line=4 ;;
+    *) echo "tablecache has no jar for Spark $version (3.5.x and 4.x have one)" >&2; return 1 ;;
+  esac
   if [[ -n "${TABLECACHE_JAR:-}" ]]; then
     echo "$TABLECACHE_JAR"
     return
   fi
-  jar="$(ls "$TC_ROOT"/jvm-shim/target/tablecache-*.jar 2>/dev/null | grep -v -e sources -e tests | head -n1 || true)"
-  if [[ -z "$jar" || ! -f "$TC_ROOT/target/release/libtablecache.so" ]] \
+  lib="${CARGO_TARGET_DIR:-$TC_ROOT/target}/release/libtablecache.so"
+  jar="$(ls "$TC_ROOT"/jvm-shim/target/spark-$line/tablecache-*-spark${line}_2.1?.jar 2>/dev/null | head -n1 || true)"
+  if [[ -z "$jar" || ! -f "$lib" ]] \
       || [[ -n "$(find "$TC_ROOT/native/src" "$TC_ROOT/native/Cargo.toml" "$TC_ROOT/Cargo.toml" \
                    "$TC_ROOT/jvm-shim/src/main" "$TC_ROOT/jvm-shim/pom.xml" -newer "$jar" -print -quit)" ]]; then
-    echo "building the native library and the jar (scripts/build.sh)" >&2
+    echo "building the native library and the jars (scripts/build.sh)" >&2
     "$TC_ROOT/scripts/build.sh" >&2
-    jar="$(ls "$TC_ROOT"/jvm-shim/target/tablecache-*.jar | grep -v -e sources -e tests | head -n1)"
+    jar="$(ls "$TC_ROOT"/jvm-shim/target/spark-$line/tablecache-*-spark${line}_2.1?.jar | head -n1)"
   fi
   if ! unzip -l "$jar" | grep -q 'libtablecache.so'; then
     echo "$jar does not contain libtablecache.so (build it with scripts/build.sh)" >&2

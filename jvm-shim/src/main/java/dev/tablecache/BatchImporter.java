@@ -3,6 +3,7 @@ package dev.tablecache;
 import dev.tablecache.TableCacheException.Kind;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
@@ -67,7 +68,7 @@ final class BatchImporter {
             "descriptor has " + columns.size() + " columns, projection selects " + fields.size());
       }
       if (fields.isEmpty()) {
-        return new VectorSchemaRoot(List.of(), List.of(), rowCount);
+        return new VectorSchemaRoot(Collections.emptyList(), Collections.emptyList(), rowCount);
       }
       for (int i = 0; i < fields.size(); i++) {
         checkRepresentable(fields.get(i));

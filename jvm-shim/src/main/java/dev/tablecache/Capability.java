@@ -167,7 +167,7 @@ public enum Capability {
 
   /** Parses the cap property; null when unset. */
   private static Probe parseCap(String value) {
-    if (value == null || value.isBlank()) {
+    if (value == null || value.trim().isEmpty()) {
       return null;
     }
     String v = value.trim().toUpperCase(Locale.ROOT);

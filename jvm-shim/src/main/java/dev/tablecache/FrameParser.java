@@ -12,7 +12,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
+import java.util.zip.Checksum;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -112,7 +112,7 @@ public final class FrameParser {
           "Truncated: sections end at byte " + payloadStart + " but the frame has " + len + " bytes");
     }
     if (checksumKind == ParsedFrame.CHECKSUM_CRC32C) {
-      CRC32C crc = new CRC32C();
+      Checksum crc = Crc32c.create();
       crc.update(b, 0, 24);
       crc.update(b, HEADER_LEN, (int) payloadStart - HEADER_LEN);
       if (crc.getValue() != metaChecksum) {

@@ -6,6 +6,7 @@ import dev.tablecache.TableCacheException.Kind;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.channels.Channels;
+import java.util.Collections;
 import java.util.List;
 import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.flatbuf.RecordBatch;
@@ -108,7 +109,7 @@ final class LegacyStreamParser {
         0,
         0,
         0,
-        List.of(),
+        Collections.emptyList(),
         null,
         schema);
   }

@@ -96,7 +96,7 @@ public final class NativeLibrary {
       Properties p = new Properties();
       p.load(in);
       String v = p.getProperty("version");
-      if (v == null || v.isBlank() || v.contains("${")) {
+      if (v == null || v.trim().isEmpty() || v.contains("${")) {
         throw unavailable(VERSION_RESOURCE + " holds no filtered version: " + v, null);
       }
       return v.trim();
@@ -152,7 +152,7 @@ public final class NativeLibrary {
     String expected = jarVersion();
     String override = System.getProperty(PATH_PROPERTY);
     String origin;
-    if (override != null && !override.isBlank()) {
+    if (override != null && !override.trim().isEmpty()) {
       Path p = Paths.get(override).toAbsolutePath();
       if (!Files.isRegularFile(p)) {
         throw unavailable(

@@ -1,8 +1,10 @@
 package dev.tablecache;
 
 import dev.tablecache.TableCacheException.Kind;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
-import java.util.zip.CRC32C;
+import java.util.zip.Checksum;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -63,8 +65,8 @@ public final class ParsedFrame {
     this.statsLength = statsLength;
     this.metaChecksum = metaChecksum;
     this.payloadStart = payloadStart;
-    this.directory = List.copyOf(directory);
-    this.stats = stats == null ? null : List.copyOf(stats);
+    this.directory = Collections.unmodifiableList(new ArrayList<>(directory));
+    this.stats = stats == null ? null : Collections.unmodifiableList(new ArrayList<>(stats));
     this.schema = schema;
   }
 
@@ -141,7 +143,7 @@ public final class ParsedFrame {
 
   /** Per-column stats in column order; empty when {@link #hasStats()} is false. */
   public List<ColumnStats> stats() {
-    return stats == null ? List.of() : stats;
+    return stats == null ? Collections.emptyList() : stats;
   }
 
   /** A copy of the encapsulated IPC schema message. */
@@ -204,7 +206,7 @@ public final class ParsedFrame {
     }
     for (int i = 0; i < directory.size(); i++) {
       DirectoryEntry e = directory.get(i);
-      CRC32C crc = new CRC32C();
+      Checksum crc = Crc32c.create();
       crc.update(bytes, (int) (payloadStart + e.offset()), (int) e.storedLen());
       if (crc.getValue() != e.checksum()) {
         throw new TableCacheException(

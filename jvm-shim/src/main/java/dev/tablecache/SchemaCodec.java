@@ -1,9 +1,21 @@
 package dev.tablecache;
 
 import dev.tablecache.TableCacheException.Kind;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.vector.ipc.ReadChannel;
+import org.apache.arrow.vector.ipc.WriteChannel;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -51,11 +63,25 @@ final class SchemaCodec {
         return b;
       }
     }
-    byte[] b = schema.serializeAsMessage();
+    byte[] b = serialize(schema);
     synchronized (ENCODED) {
       ENCODED.put(schema, b);
     }
     return b;
+  }
+
+  /**
+   * The encapsulated IPC message, through {@link MessageSerializer}: what Arrow 18's {@code
+   * Schema.serializeAsMessage} does, and Arrow 12 (Spark 3.5) has only this form.
+   */
+  private static byte[] serialize(Schema schema) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      MessageSerializer.serialize(new WriteChannel(Channels.newChannel(out)), schema);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+    }
+    return out.toByteArray();
   }
 
   private static Schema decodeUncached(byte[] bytes, int off, int len) {
@@ -74,8 +100,10 @@ final class SchemaCodec {
     }
     Schema schema;
     try {
-      schema = Schema.deserializeMessage(ByteBuffer.wrap(bytes, off, len).slice());
-    } catch (RuntimeException | LinkageError | StackOverflowError e) {
+      ReadChannel in =
+          new ReadChannel(Channels.newChannel(new ByteArrayInputStream(bytes, off, len)));
+      schema = MessageSerializer.deserializeSchema(in);
+    } catch (IOException | RuntimeException | LinkageError | StackOverflowError e) {
       // flatbuffer accessors on garbage throw anything from IndexOutOfBounds to NPE
       throw corrupt("undecodable schema: " + e, e);
     }
@@ -85,22 +113,29 @@ final class SchemaCodec {
     return schema;
   }
 
+  /**
+   * Type ids no frame can carry, by name: Arrow 12 (Spark 3.5) lacks the view and run-end ids, so
+   * they cannot be enum constants in code shared by every line.
+   */
+  private static final Set<String> UNSUPPORTED_TYPE_IDS =
+      Collections.unmodifiableSet(
+          new HashSet<>(
+              Arrays.asList(
+                  "Union",
+                  "Utf8View",
+                  "BinaryView",
+                  "ListView",
+                  "LargeListView",
+                  "RunEndEncoded",
+                  "NONE")));
+
   /** Rejects types no frame can carry, as the native schema parser does (FORMAT.md section 3). */
   private static void checkSupported(Field field) {
-    switch (field.getType().getTypeID()) {
-      case Union:
-      case Utf8View:
-      case BinaryView:
-      case ListView:
-      case LargeListView:
-      case RunEndEncoded:
-      case NONE:
-        throw corrupt(
-            "invalid embedded schema: field '" + field.getName() + "' has unsupported type "
-                + field.getType(),
-            null);
-      default:
-        break;
+    if (UNSUPPORTED_TYPE_IDS.contains(field.getType().getTypeID().name())) {
+      throw corrupt(
+          "invalid embedded schema: field '" + field.getName() + "' has unsupported type "
+              + field.getType(),
+          null);
     }
     for (Field child : field.getChildren()) {
       checkSupported(child);
@@ -112,7 +147,7 @@ final class SchemaCodec {
   }
 
   private static <K, V> Map<K, V> lru() {
-    return new LinkedHashMap<>(16, 0.75f, true) {
+    return new LinkedHashMap<K, V>(16, 0.75f, true) {
       private static final long serialVersionUID = 1L;
 
       @Override

@@ -48,7 +48,7 @@ class BatchExporterTest {
             assertTrue(e.buffers[i + 1] >= 0);
             assertEquals(e.buffers[i + 1] == 0, e.buffers[i] == 0, "address 0 exactly when size 0");
           }
-          assertArrayEquals(root.getSchema().serializeAsMessage(), e.schema);
+          assertArrayEquals(TestFrames.schemaMessage(root.getSchema()), e.schema);
           try (BatchExporter.Exported again = BatchExporter.export(root)) {
             assertSame(e.schema, again.schema, "schema bytes are cached");
           }

@@ -10,8 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
-import org.apache.arrow.vector.BaseVariableWidthVector;
-import org.apache.arrow.vector.BaseLargeVariableWidthVector;
+import org.apache.arrow.vector.LargeVarBinaryVector;
+import org.apache.arrow.vector.LargeVarCharVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.Decimal256Vector;
 import org.apache.arrow.vector.DecimalVector;
@@ -88,13 +90,13 @@ final class Canonical {
         }
         return F.textNode(((Decimal256Vector) v).getObject(i).toPlainString());
       case Utf8:
-        return F.textNode(new String(((BaseVariableWidthVector) v).get(i), StandardCharsets.UTF_8));
+        return F.textNode(new String(((VarCharVector) v).get(i), StandardCharsets.UTF_8));
       case LargeUtf8:
-        return F.textNode(new String(((BaseLargeVariableWidthVector) v).get(i), StandardCharsets.UTF_8));
+        return F.textNode(new String(((LargeVarCharVector) v).get(i), StandardCharsets.UTF_8));
       case Binary:
-        return F.textNode(HexFormat.of().formatHex(((BaseVariableWidthVector) v).get(i)));
+        return F.textNode(HexFormat.of().formatHex(((VarBinaryVector) v).get(i)));
       case LargeBinary:
-        return F.textNode(HexFormat.of().formatHex(((BaseLargeVariableWidthVector) v).get(i)));
+        return F.textNode(HexFormat.of().formatHex(((LargeVarBinaryVector) v).get(i)));
       case FixedSizeBinary:
         return F.textNode(HexFormat.of().formatHex(((FixedSizeBinaryVector) v).get(i)));
       case Map: {

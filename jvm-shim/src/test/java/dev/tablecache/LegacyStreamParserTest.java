@@ -86,7 +86,7 @@ class LegacyStreamParserTest {
     assertEquals(0, p.version());
     p.validate();
     p.verifyPayloadChecksums();
-    assertEquals(p.schema(), Schema.deserializeMessage(java.nio.ByteBuffer.wrap(p.schemaBytes())));
+    assertEquals(p.schema(), TestFrames.schemaOf(p.schemaBytes()));
   }
 
   @Test

@@ -6,17 +6,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 
-/** Reports of the long-running suites: printed, and kept under target/ for CI artifacts. */
+/**
+ * Reports of the long-running suites: printed, and kept in the build directory of the Spark line
+ * under test (target/spark-&lt;line&gt;/) for CI artifacts.
+ */
 final class Reports {
 
   private Reports() {}
 
-  /** Prints {@code text} and writes it to target/{@code file}; returns the file. */
+  /** Prints {@code text} and writes it to the report directory; returns the file. */
   static Path publish(String file, String text) throws IOException {
     System.out.println(text);
     System.out.flush();
-    // Surefire runs forks in the module directory and sets basedir; fall back to the cwd.
-    Path target = Paths.get(System.getProperty("basedir", "."), "target");
+    // The pom passes the line's build directory; run elsewhere, fall back to ./target.
+    String dir = System.getProperty("tablecache.report.dir");
+    Path target = dir != null ? Paths.get(dir) : Paths.get(System.getProperty("basedir", "."), "target");
     Files.createDirectories(target);
     Path out = target.resolve(file);
     Files.writeString(out, text, StandardCharsets.UTF_8);

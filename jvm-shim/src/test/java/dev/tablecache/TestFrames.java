@@ -1,14 +1,21 @@
 package dev.tablecache;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
+import org.apache.arrow.vector.ipc.ReadChannel;
+import org.apache.arrow.vector.ipc.WriteChannel;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -21,7 +28,31 @@ final class TestFrames {
   private TestFrames() {}
 
   static byte[] schemaMessage(Field... fields) {
-    return new Schema(Arrays.asList(fields)).serializeAsMessage();
+    return schemaMessage(new Schema(Arrays.asList(fields)));
+  }
+
+  /**
+   * The encapsulated IPC schema message, written by Arrow's {@link MessageSerializer} (what Arrow
+   * 18's {@code Schema.serializeAsMessage} does; Arrow 12, in Spark 3.5, has only this form).
+   */
+  static byte[] schemaMessage(Schema schema) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      MessageSerializer.serialize(new WriteChannel(Channels.newChannel(out)), schema);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+
+  /** Reads an encapsulated IPC schema message with Arrow's {@link MessageSerializer}. */
+  static Schema schemaOf(byte[] message) {
+    try {
+      return MessageSerializer.deserializeSchema(
+          new ReadChannel(Channels.newChannel(new ByteArrayInputStream(message))));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   // ---- little-endian encoders for stats bounds and fields ----

@@ -9,7 +9,6 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec;
 import org.apache.spark.sql.internal.SQLConf;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Reads our caches through {@link ColumnarToRowExec} where a row-based operator consumes them.
@@ -39,7 +38,7 @@ final class ColumnarCacheReadRule extends Rule<SparkPlan> {
   }
 
   private static SparkPlan rewrite(SparkPlan plan) {
-    List<SparkPlan> children = CollectionConverters.asJava(plan.children());
+    List<SparkPlan> children = SparkCompat.toJava(plan.children());
     if (children.isEmpty()) {
       return plan;
     }

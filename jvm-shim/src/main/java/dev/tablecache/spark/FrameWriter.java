@@ -55,7 +55,23 @@ final class FrameWriter implements RowBatchWriter {
     }
     return rows % BYTE_CHECK_INTERVAL == 0
         && rows > 0
-        && SparkCompat.arrowWriterBytes(writer) >= settings.batchBytes;
+        && pendingBytes() >= settings.batchBytes;
+  }
+
+  /**
+   * The Arrow bytes the pending rows occupy. Computed as Spark 4's {@code
+   * ArrowWriter.sizeInBytes} does (each top-level vector's value count set to the rows written,
+   * then its buffer size for them), but from the root we own: Spark 3.5's writer has no such
+   * method, and this reads the same vectors on every line. Setting the value count mid-batch is
+   * safe: the writer keeps appending after it.
+   */
+  private long pendingBytes() {
+    long bytes = 0;
+    for (FieldVector v : root.getFieldVectors()) {
+      v.setValueCount(rows);
+      bytes += v.getBufferSizeFor(rows);
+    }
+    return bytes;
   }
 
   /** Serializes the pending rows (at least one) and resets the vectors for the next batch. */

@@ -13,23 +13,24 @@ import org.apache.spark.sql.catalyst.expressions.BasePredicate;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Predicate$;
 import org.apache.spark.sql.execution.arrow.ArrowWriter;
-import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.ArrowUtils;
 import org.apache.spark.util.TaskCompletionListener;
+import scala.collection.JavaConverters;
 import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 import scala.reflect.ClassTag;
 import scala.reflect.ClassTag$;
 
 /**
- * Every call whose shape depends on the Spark (and Scala) line, in one place. This build targets
- * Spark 4.0.x / Scala 2.13; a Spark 3.5 / Scala 2.12 build replaces only this class (and the
- * {@code Seq} types in the SPI signatures, which differ between Scala lines).
+ * Spark and Scala calls that every line (3.5 / Scala 2.12 and 4.x / Scala 2.13) can share, in one
+ * place: they compile against either line, and shapes that differ between releases are resolved
+ * at run time. What cannot be shared is in the per-line {@code SparkLine} class and the per-line
+ * {@code NativeCachedBatchSerializer} (docs/ARCHITECTURE.md).
  *
  * <p>The Arrow helpers are {@code private[sql]} in Scala but public in bytecode. Checked against
- * the bytecode of Spark 4.0.1 and 4.3.0; only {@code ArrowUtils.toArrowSchema} changed shape.
+ * the bytecode of Spark 3.5.9, 4.0.1 and 4.3.0; only {@code ArrowUtils.toArrowSchema} changed
+ * shape. Scala collections go through {@code scala.collection.JavaConverters}, the converter both
+ * Scala lines have ({@code scala.jdk.javaapi} is 2.13 only).
  */
 final class SparkCompat {
 
@@ -40,8 +41,9 @@ final class SparkCompat {
   /**
    * Spark's own Spark→Arrow schema mapping; duplicate nested names are renamed, not rejected.
    * The method's shape differs by line, so it is resolved once by reflection:
-   * {@code (schema, timeZoneId, errorOnDuplicatedFieldNames, largeVarTypes)} up to 4.2, and
-   * {@code (..., losslessInternalTypes)} in 4.3 (false keeps the classic mapping).
+   * {@code (schema, timeZoneId, errorOnDuplicatedFieldNames)} in 3.5, {@code (...,
+   * largeVarTypes)} in 4.0 to 4.2, and {@code (..., losslessInternalTypes)} in 4.3 (false keeps
+   * the classic mapping).
    */
   static Schema toArrowSchema(StructType schema, String timeZoneId) {
     try {
@@ -58,6 +60,16 @@ final class SparkCompat {
   private static MethodHandle resolveToArrowSchema() {
     MethodHandles.Lookup lookup = MethodHandles.publicLookup();
     Class<?> c = ArrowUtils.class;
+    try {
+      MethodHandle h =
+          lookup.findStatic(
+              c,
+              "toArrowSchema",
+              MethodType.methodType(Schema.class, StructType.class, String.class, boolean.class));
+      return MethodHandles.insertArguments(h, 2, false);
+    } catch (NoSuchMethodException | IllegalAccessException e) {
+      // Spark 4.x
+    }
     try {
       MethodHandle h =
           lookup.findStatic(
@@ -98,46 +110,6 @@ final class SparkCompat {
     return ArrowWriter.create(root);
   }
 
-  /** The writer's pending Arrow bytes: {@code sizeInBytes()} is an int up to 4.2, a long in 4.3. */
-  static long arrowWriterBytes(ArrowWriter writer) {
-    try {
-      return (long) ARROW_WRITER_SIZE.invokeExact(writer);
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new IllegalStateException(t);
-    }
-  }
-
-  private static final MethodHandle ARROW_WRITER_SIZE = resolveArrowWriterSize();
-
-  private static MethodHandle resolveArrowWriterSize() {
-    MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-    MethodType asLong = MethodType.methodType(long.class, ArrowWriter.class);
-    for (Class<?> ret : new Class<?>[] {int.class, long.class}) {
-      try {
-        return lookup
-            .findVirtual(ArrowWriter.class, "sizeInBytes", MethodType.methodType(ret))
-            .asType(asLong);
-      } catch (NoSuchMethodException | IllegalAccessException e) {
-        // try the next shape
-      }
-    }
-    throw new ExceptionInInitializerError(
-        "tablecache: no known ArrowWriter.sizeInBytes signature in this Spark");
-  }
-
-  // ---- Types ----
-
-  /**
-   * Whether string bounds (compared as unsigned bytes) order this string type's values the way
-   * Spark's predicates do. False for non-binary collations (UTF8_LCASE, ICU, trim collations),
-   * where byte-wise bounds would prune wrongly.
-   */
-  static boolean hasBinaryStringOrdering(DataType t) {
-    return t instanceof StringType && ((StringType) t).supportsBinaryOrdering();
-  }
-
   // ---- Catalyst ----
 
   static BasePredicate createPredicate(Expression boundExpression) {
@@ -147,11 +119,12 @@ final class SparkCompat {
   // ---- Scala collections ----
 
   static <T> List<T> toJava(scala.collection.Seq<T> seq) {
-    return new ArrayList<>(CollectionConverters.asJava(seq));
+    return new ArrayList<>(JavaConverters.seqAsJavaList(seq));
   }
 
+  /** An immutable Scala list: an immutable {@code Seq} on 2.13, and a {@code Seq} on 2.12. */
   static <T> Seq<T> toScala(List<T> list) {
-    return CollectionConverters.asScala(list).toList();
+    return JavaConverters.asScalaBuffer(list).toList();
   }
 
   static <T> ClassTag<T> classTag(Class<T> c) {

@@ -281,7 +281,7 @@ final class StatsPredicates {
         || t instanceof DateType
         || t instanceof TimestampType
         || t instanceof TimestampNTZType
-        || SparkCompat.hasBinaryStringOrdering(t);
+        || SparkLine.hasBinaryStringOrdering(t);
   }
 
   private static boolean sameKind(DataType column, DataType literal) {

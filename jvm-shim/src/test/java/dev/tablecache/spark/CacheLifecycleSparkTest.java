@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * CACHE TABLE / UNCACHE TABLE, AQE over cached plans, columnar input (Arrow zero copy from a
@@ -95,7 +97,7 @@ class CacheLifecycleSparkTest {
         (InMemoryRelation)
             spark.sharedState()
                 .cacheManager()
-                .lookupCachedData(SparkTestSupport.classic(df))
+                .lookupCachedData(SparkLineSupport.classic(df))
                 .get()
                 .cachedRepresentation();
     long size = rel.cacheBuilder().sizeInBytesStats().value();
@@ -125,9 +127,16 @@ class CacheLifecycleSparkTest {
     assertSameRows(expectedJoin, rows(spark, join), "AQE join over two caches");
   }
 
-  @Test
-  void arrowInputIsCachedWithoutCopy() {
-    // A cache of a cache: the inner scan hands ArrowColumnVectors to the outer cache.
+  /**
+   * A cache of a cache: the inner scan hands its column vectors to the outer cache. Under
+   * adaptive execution Spark 3.5 plans the scan as an adaptive plan and caches that from rows
+   * (see {@link SparkLineSupport#CACHE_OF_CACHE_IS_COLUMNAR_UNDER_AQE}), so there no batch is
+   * taken as columns; the rows are checked either way.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void arrowInputIsCachedWithoutCopy(boolean adaptive) {
+    spark.conf().set("spark.sql.adaptive.enabled", String.valueOf(adaptive));
     Dataset<Row> inner = spark.table("t");
     inner.persist();
     inner.count();
@@ -140,9 +149,14 @@ class CacheLifecycleSparkTest {
     long copied = TableCacheMetrics.COPIED_INPUT_BATCHES.sum();
     outer.persist();
     outer.count();
-    // 100-row batches go through as they are; the sparse partition's 40-row batch is copied.
-    assertTrue(TableCacheMetrics.ZERO_COPY_FRAMES.sum() - zeroCopy >= 12, TableCacheMetrics.summary());
-    assertTrue(TableCacheMetrics.COPIED_INPUT_BATCHES.sum() - copied >= 1, TableCacheMetrics.summary());
+    if (!adaptive || SparkLineSupport.CACHE_OF_CACHE_IS_COLUMNAR_UNDER_AQE) {
+      // 100-row batches go through as they are; the sparse partition's 40-row batch is copied.
+      assertTrue(TableCacheMetrics.ZERO_COPY_FRAMES.sum() - zeroCopy >= 12, TableCacheMetrics.summary());
+      assertTrue(TableCacheMetrics.COPIED_INPUT_BATCHES.sum() - copied >= 1, TableCacheMetrics.summary());
+    } else {
+      assertEquals(zeroCopy, TableCacheMetrics.ZERO_COPY_FRAMES.sum(), TableCacheMetrics.summary());
+      assertEquals(copied, TableCacheMetrics.COPIED_INPUT_BATCHES.sum(), TableCacheMetrics.summary());
+    }
     assertSameRows(expected, rows(outer), "cache of a cache");
     assertSameRows(
         rows(spark, "SELECT id, s FROM (" + q + ") WHERE d = double('NaN') OR id = 7"),

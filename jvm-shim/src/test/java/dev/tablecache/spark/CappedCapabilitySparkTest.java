@@ -184,7 +184,7 @@ class CappedCapabilitySparkTest {
         (InMemoryRelation)
             spark.sharedState()
                 .cacheManager()
-                .lookupCachedData(SparkTestSupport.classic(df))
+                .lookupCachedData(SparkLineSupport.classic(df))
                 .get()
                 .cachedRepresentation();
     return rel.cacheBuilder().cachedColumnBuffers().first();

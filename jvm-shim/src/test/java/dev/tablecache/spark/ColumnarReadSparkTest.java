@@ -54,7 +54,7 @@ class ColumnarReadSparkTest {
       for (int i = 0; i < QUERIES.size(); i++) {
         Dataset<Row> df = spark.sql(QUERIES.get(i));
         List<String> actual = SparkTestSupport.rows(df);
-        SparkPlan executed = SparkTestSupport.classic(df).queryExecution().executedPlan();
+        SparkPlan executed = SparkLineSupport.classic(df).queryExecution().executedPlan();
         InMemoryTableScanExec scan = SparkTestSupport.cacheScan(df);
         assertNotNull(scan, "no cache scan in " + executed);
         boolean wrapped = scanUnderColumnarToRow(executed);

@@ -100,15 +100,22 @@ class DifferentialSparkTest {
           new Config("MEMORY_ONLY_2", StorageLevel.MEMORY_ONLY_2()));
 
   /** Plain projections read through the columnar output (ArrowColumnVector) path. */
-  private static final List<String> COLUMNAR_PROJECTIONS =
-      List.of(
-          "SELECT * FROM t",
-          "SELECT id FROM t",
-          "SELECT s, dec1, dec2, d, f FROM t",
-          "SELECT arr, m, st, v FROM t",
-          "SELECT dti, ymi, nul, allnull, allnull_s, s_lc, bin, b FROM t",
-          "SELECT dt, ts, tsn, by, sh, i, l FROM t",
-          "SELECT l, id FROM t");
+  private static final List<String> COLUMNAR_PROJECTIONS = columnarProjections();
+
+  private static List<String> columnarProjections() {
+    List<String> out =
+        new ArrayList<>(
+            List.of(
+                "SELECT * FROM t",
+                "SELECT id FROM t",
+                "SELECT s, dec1, dec2, d, f FROM t",
+                "SELECT arr, m, st FROM t",
+                "SELECT dti, ymi, nul, allnull, allnull_s, bin, b FROM t",
+                "SELECT dt, ts, tsn, by, sh, i, l FROM t",
+                "SELECT l, id FROM t"));
+    out.addAll(SparkLineSupport.COLUMNAR_PROJECTIONS); // types only this Spark line has
+    return out;
+  }
 
   @BeforeAll
   void startSpark() {
@@ -203,7 +210,7 @@ class DifferentialSparkTest {
     StorageLevelSparkTest.assertStored(spark, c.level);
     assertTrue(framesWritten() > written, "no frames written: " + TableCacheMetrics.summary());
     assertTrue(
-        spark.sharedState().cacheManager().lookupCachedData(SparkTestSupport.classic(table)).isDefined());
+        spark.sharedState().cacheManager().lookupCachedData(SparkLineSupport.classic(table)).isDefined());
   }
 
   private void uncache(Config c) {

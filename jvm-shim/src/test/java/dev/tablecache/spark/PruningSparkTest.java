@@ -106,7 +106,7 @@ class PruningSparkTest {
 
   /** Caches the table with the default settings unless it already is. */
   private void ensureCached() {
-    if (spark.sharedState().cacheManager().lookupCachedData(SparkTestSupport.classic(table)).isEmpty()) {
+    if (spark.sharedState().cacheManager().lookupCachedData(SparkLineSupport.classic(table)).isEmpty()) {
       cache();
     }
   }

@@ -22,7 +22,7 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
 import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.apache.spark.sql.execution.columnar.InMemoryRelation$;
 import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec;
-import scala.jdk.javaapi.CollectionConverters;
+import scala.collection.JavaConverters;
 
 /** Starting and stopping real local Spark sessions, and comparing query results exactly. */
 final class SparkTestSupport {
@@ -93,13 +93,9 @@ final class SparkTestSupport {
 
   // ---- the cache scan and its columnar output ----
 
-  static org.apache.spark.sql.classic.Dataset<Row> classic(Dataset<Row> df) {
-    return (org.apache.spark.sql.classic.Dataset<Row>) df;
-  }
-
   /** The query's in-memory table scan, or null when it reads no cache. */
   static InMemoryTableScanExec cacheScan(Dataset<Row> df) {
-    return findScan(classic(df).queryExecution().executedPlan());
+    return findScan(SparkLineSupport.classic(df).queryExecution().executedPlan());
   }
 
   private static InMemoryTableScanExec findScan(SparkPlan plan) {
@@ -120,7 +116,7 @@ final class SparkTestSupport {
     if (plan instanceof QueryStageExec) {
       return findPlan(((QueryStageExec) plan).plan(), match);
     }
-    for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
+    for (SparkPlan child : JavaConverters.seqAsJavaList(plan.children())) {
       SparkPlan found = findPlan(child, match);
       if (found != null) {
         return found;
@@ -140,7 +136,7 @@ final class SparkTestSupport {
     Dataset<Row> df = spark.sql(projectionSql);
     InMemoryTableScanExec scan = cacheScan(df);
     if (scan == null || !scan.supportsColumnar()) {
-      fail("no columnar cache scan in " + classic(df).queryExecution().executedPlan());
+      fail("no columnar cache scan in " + SparkLineSupport.classic(df).queryExecution().executedPlan());
     }
     SparkPlan toRows = new ColumnarToRowExec(scan);
     if (wholeStageCodegen) {
@@ -148,9 +144,7 @@ final class SparkTestSupport {
       toRows = new WholeStageCodegenExec(new ColumnarToRowExec(new InputAdapter(scan)), 1);
     }
     RDD<InternalRow> rows = toRows.execute();
-    org.apache.spark.sql.classic.SparkSession session =
-        (org.apache.spark.sql.classic.SparkSession) spark;
-    return rows(session.internalCreateDataFrame(rows, scan.schema(), false));
+    return rows(SparkLineSupport.fromInternalRows(spark, rows, scan.schema()));
   }
 
   // ---- exact result comparison ----
@@ -277,7 +271,7 @@ final class SparkTestSupport {
     if (v instanceof scala.collection.Map) {
       List<String> entries = new ArrayList<>();
       for (Map.Entry<?, ?> e :
-          CollectionConverters.asJava((scala.collection.Map<?, ?>) v).entrySet()) {
+          JavaConverters.mapAsJavaMap((scala.collection.Map<?, ?>) v).entrySet()) {
         entries.add(render(e.getKey()) + "->" + render(e.getValue()));
       }
       Collections.sort(entries);
@@ -285,7 +279,7 @@ final class SparkTestSupport {
     }
     if (v instanceof scala.collection.Seq) {
       List<String> items = new ArrayList<>();
-      for (Object o : CollectionConverters.asJava((scala.collection.Seq<?>) v)) {
+      for (Object o : JavaConverters.seqAsJavaList((scala.collection.Seq<?>) v)) {
         items.add(render(o));
       }
       return "seq" + items;

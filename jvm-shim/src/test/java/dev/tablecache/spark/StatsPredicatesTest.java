@@ -29,7 +29,6 @@ import org.apache.spark.sql.catalyst.expressions.StartsWith;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.StringType;
 import org.apache.spark.unsafe.types.UTF8String;
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +42,7 @@ class StatsPredicatesTest {
     TestLogging.quiet();
   }
 
-  private static AttributeReference attr(String name, DataType type) {
+  static AttributeReference attr(String name, DataType type) {
     return new AttributeReference(
         name,
         type,
@@ -54,11 +53,11 @@ class StatsPredicatesTest {
   }
 
   /** One column's stats row: lower, upper, nullCount, count, size. */
-  private static GenericInternalRow stats(Object lower, Object upper, int nulls, int count) {
+  static GenericInternalRow stats(Object lower, Object upper, int nulls, int count) {
     return new GenericInternalRow(new Object[] {lower, upper, nulls, count, 100L});
   }
 
-  private static boolean keeps(Attribute a, Expression predicate, GenericInternalRow row) {
+  static boolean keeps(Attribute a, Expression predicate, GenericInternalRow row) {
     Expression p = new StatsPredicates(List.of(a)).translate(predicate);
     if (p == null) {
       return true; // untranslatable: never prunes
@@ -73,7 +72,7 @@ class StatsPredicatesTest {
     return generated;
   }
 
-  private static Literal lit(Object v, DataType t) {
+  static Literal lit(Object v, DataType t) {
     return Literal.create(v, t);
   }
 
@@ -132,15 +131,6 @@ class StatsPredicatesTest {
     assertNull(
         new StatsPredicates(List.of(ym))
             .translate(new EqualTo(ym, lit(14, DataTypes.createYearMonthIntervalType()))));
-  }
-
-  @Test
-  void collatedStringsAreNotPrunedOnBounds() {
-    StringType lcase = StringType.apply("UTF8_LCASE");
-    AttributeReference s = attr("s", lcase);
-    Literal k = lit(UTF8String.fromString("k1"), lcase);
-    assertNull(new StatsPredicates(List.of(s)).translate(new EqualTo(s, k)));
-    assertTrue(keeps(s, new IsNull(s), stats(null, null, 1, 2)));
   }
 
   @Test

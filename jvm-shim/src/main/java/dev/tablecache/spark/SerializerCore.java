@@ -1,0 +1,122 @@
+package dev.tablecache.spark;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.columnar.CachedBatch;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import scala.Function2;
+import scala.collection.Iterator;
+import scala.collection.Seq;
+
+/**
+ * The bodies of {@link NativeCachedBatchSerializer}'s SPI methods, shared by every Spark line.
+ *
+ * <p>The serializer itself is compiled once per line because the SPI's {@code Seq} is {@code
+ * scala.collection.Seq} on Scala 2.12 and {@code scala.collection.immutable.Seq} on 2.13, and an
+ * override must name the exact type. Everything here takes {@code scala.collection.Seq}, the
+ * common supertype, so the per-line classes only decide between {@link Fallback#DEFAULT} and
+ * these methods.
+ */
+final class SerializerCore {
+
+  private SerializerCore() {}
+
+  /** Whether Spark's default serializer handles the cache with these attributes. */
+  static boolean useDefault(SQLConf conf, Seq<Attribute> cacheAttributes) {
+    return Fallback.useDefault(conf, schemaOf(cacheAttributes));
+  }
+
+  // ---- writing ----
+
+  static RDD<CachedBatch> cacheRows(RDD<InternalRow> input, Seq<Attribute> schema, SQLConf conf) {
+    return input.mapPartitions(
+        new PartitionFunctions.CacheRows(schemaOf(schema), TableCacheConf.writeSettings(conf)),
+        false,
+        SparkCompat.classTag(CachedBatch.class));
+  }
+
+  static RDD<CachedBatch> cacheColumnar(
+      RDD<ColumnarBatch> input, Seq<Attribute> schema, SQLConf conf) {
+    return input.mapPartitions(
+        new PartitionFunctions.CacheColumnar(schemaOf(schema), TableCacheConf.writeSettings(conf)),
+        false,
+        SparkCompat.classTag(CachedBatch.class));
+  }
+
+  // ---- pruning ----
+
+  /**
+   * Stats-based batch pruning that is NaN-correct and never skips a batch for a missing bound;
+   * see {@link StatsPredicates} for the rules and how they differ from Spark's.
+   */
+  static Function2<Object, Iterator<CachedBatch>, Iterator<CachedBatch>> buildFilter(
+      Seq<Expression> predicates, Seq<Attribute> cachedAttributes) {
+    return StatsFilter.build(SparkCompat.toJava(predicates), SparkCompat.toJava(cachedAttributes));
+  }
+
+  // ---- reading ----
+
+  /** Whether frames can be read as batches; false when the native library is unavailable. */
+  static boolean supportsColumnarOutput(StructType schema) {
+    if (Fallback.nativeUnavailable(SQLConf.get())) {
+      return Fallback.DEFAULT.supportsColumnarOutput(schema);
+    }
+    // A schema without an Arrow mapping is a default-serializer cache: row output only.
+    return ArrowShapes.canOutputColumnar(schema);
+  }
+
+  /** The vector class of each attribute's column, as the generated code will cast to it. */
+  static scala.collection.immutable.Seq<String> vectorTypes(Seq<Attribute> attributes) {
+    List<String> classes = new ArrayList<>();
+    for (Attribute a : SparkCompat.toJava(attributes)) {
+      classes.add(FrameDecoder.vectorClassOf(a.dataType()));
+    }
+    return SparkCompat.toScala(classes);
+  }
+
+  static RDD<ColumnarBatch> readColumnar(
+      RDD<CachedBatch> input, Seq<Attribute> cacheAttributes, Seq<Attribute> selectedAttributes) {
+    List<Attribute> selected = SparkCompat.toJava(selectedAttributes);
+    int[] projection = Projection.indices(SparkCompat.toJava(cacheAttributes), selected);
+    return input.mapPartitions(
+        new PartitionFunctions.ReadColumnar(projection, typesOf(selected)),
+        false,
+        SparkCompat.classTag(ColumnarBatch.class));
+  }
+
+  static RDD<InternalRow> readRows(
+      RDD<CachedBatch> input, Seq<Attribute> cacheAttributes, Seq<Attribute> selectedAttributes) {
+    List<Attribute> selected = SparkCompat.toJava(selectedAttributes);
+    int[] projection = Projection.indices(SparkCompat.toJava(cacheAttributes), selected);
+    return input.mapPartitions(
+        new PartitionFunctions.ReadRows(projection, typesOf(selected)),
+        false,
+        SparkCompat.classTag(InternalRow.class));
+  }
+
+  private static StructType schemaOf(Seq<Attribute> attributes) {
+    List<Attribute> attrs = SparkCompat.toJava(attributes);
+    StructField[] fields = new StructField[attrs.size()];
+    for (int i = 0; i < fields.length; i++) {
+      Attribute a = attrs.get(i);
+      fields[i] = new StructField(a.name(), a.dataType(), a.nullable(), a.metadata());
+    }
+    return new StructType(fields);
+  }
+
+  private static DataType[] typesOf(List<Attribute> attributes) {
+    DataType[] types = new DataType[attributes.size()];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = attributes.get(i).dataType();
+    }
+    return types;
+  }
+}
