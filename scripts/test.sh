@@ -39,6 +39,23 @@ if [ -f jvm-shim/pom.xml ] && [ -d jvm-shim/src/test ]; then
   (cd jvm-shim && mvn -B -q -e test)
 fi
 
+# Spark's own cache suites (CachedTableSuite, InMemoryColumnarQuerySuite, DatasetCacheSuite,
+# PartitionBatchPruningSuite) with our serializer, against the jars built above
+# (jvm-shim/spark-suites, README "Spark's own suites"). About 2 minutes per (line, mode) run.
+# Default: Spark 4.0 in both modes, Spark 3.5 in the columnar (default) mode; --full adds 3.5's
+# row mode. The 3.5 line runs once jvm-shim/pom.xml has its profile; its jar is then required.
+if [ -x scripts/spark-suites.sh ]; then
+  step "Spark's own cache suites with tablecache (scripts/spark-suites.sh)"
+  ./scripts/spark-suites.sh --line 4.0 --mode both
+  if grep -q '<id>spark-3.5</id>' jvm-shim/pom.xml; then
+    if [ "${TABLECACHE_TEST_SCALE:-}" = full ]; then
+      ./scripts/spark-suites.sh --line 3.5 --mode both
+    else
+      ./scripts/spark-suites.sh --line 3.5 --mode columnar
+    fi
+  fi
+fi
+
 if [ -x tests/run_e2e.sh ]; then
   step "end to end through spark-submit"
   tests/run_e2e.sh

@@ -174,8 +174,10 @@ public final class SuiteRunner {
       for (String t : toExclude) {
         tagged = tagged.updated(t, scalaSet(EXCLUDED_TAG));
       }
-      DynaTags dyna =
-          new DynaTags(emptyMap(), emptyMap().updated(suite.suiteId(), tagged));
+      scala.collection.immutable.Map<
+              String, scala.collection.immutable.Map<String, scala.collection.immutable.Set<String>>>
+          bySuite = emptyMap();
+      DynaTags dyna = new DynaTags(emptyMap(), bySuite.updated(suite.suiteId(), tagged));
       Filter filter = new Filter(Option.empty(), scalaSet(EXCLUDED_TAG), false, dyna);
 
       long framesBefore = framesWritten();
