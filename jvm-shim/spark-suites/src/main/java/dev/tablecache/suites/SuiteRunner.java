@@ -76,9 +76,10 @@ public final class SuiteRunner {
           if (d.namesTest(f.testName()) && d.pattern.matcher(f.message()).find()) {
             d.matched = true;
             differed++;
+            String first = f.message().lines().findFirst().orElse("");
             System.out.println(
-                "  known difference: " + f.suiteName() + ": " + f.testName() + ": "
-                    + f.message().lines().findFirst().orElse(""));
+                "  known difference: " + f.suiteName() + ": " + abbreviate(f.testName(), 90) + ": "
+                    + abbreviate(first, 60));
             return;
           }
         }
@@ -337,11 +338,13 @@ public final class SuiteRunner {
     return (scala.collection.immutable.Map<K, V>) scala.collection.immutable.Map$.MODULE$.empty();
   }
 
-  @SuppressWarnings("unchecked")
   private static scala.collection.immutable.Set<String> scalaSet(String elem) {
-    Object s = scala.collection.immutable.Set$.MODULE$.empty();
-    return (scala.collection.immutable.Set<String>)
-        ((scala.collection.immutable.Set<String>) s).$plus(elem);
+    // Set1's constructor, not Set.+: on 2.12, Set.+ erases differently for javac and scalac.
+    return new scala.collection.immutable.Set.Set1<>(elem);
+  }
+
+  private static String abbreviate(String s, int max) {
+    return s.length() <= max ? s : s.substring(0, max - 3) + "...";
   }
 
   private static Set<String> javaSet(scala.collection.Set<String> set) {
