@@ -147,12 +147,6 @@ for line in $LINES; do
       differs=$(sed -E 's/.*differs=([0-9]+).*/\1/' <<< "$result")
       [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
     fi
-    # Schemas our serializer hands to Spark's default by design (a type without an Arrow
-    # mapping): those caches are not ours, so say which.
-    if grep -q 'WARN Fallback: tablecache:' "$out/$mode.log" 2>/dev/null; then
-      echo "  served by Spark's default serializer (per-schema fallback):"
-      grep -o 'WARN Fallback: tablecache: .*' "$out/$mode.log" | sort | uniq -c | sed 's/^/   /'
-    fi
     summary+=("$(printf '  %s/%-9s passed %4d  failed %3d  excluded %2d  known differences %2d  %4d s' \
       "$line" "$mode" "$passed" "$failed" "$excluded" "$differs" "$secs")")
     total_passed=$((total_passed + passed))

@@ -1,5 +1,6 @@
 package dev.tablecache.suites;
 
+import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -10,6 +11,7 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
 import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.QueryExecutionListener;
 import scala.collection.Iterator;
 
@@ -26,6 +28,14 @@ public final class PlanProbe implements QueryExecutionListener {
   static final AtomicLong QUERIES = new AtomicLong();
   static final AtomicLong OUR_SCANS = new AtomicLong();
   static final AtomicLong COLUMNAR_SCANS = new AtomicLong();
+  /**
+   * Our scans whose cache our serializer handed to Spark's default by design (a type without an
+   * Arrow mapping), by schema: those reads are not ours.
+   */
+  static final Map<String, AtomicLong> DELEGATED_SCANS = new ConcurrentHashMap<>();
+  /** Set when the shim's schema check cannot be called (another shim build): reported. */
+  static volatile String delegationUnknown;
+
   /** Scans of other serializers, by class name. */
   static final Map<String, AtomicLong> OTHER_SCANS = new ConcurrentHashMap<>();
 
@@ -45,6 +55,23 @@ public final class PlanProbe implements QueryExecutionListener {
   public void onFailure(String funcName, QueryExecution qe, Exception exception) {}
 
   /**
+   * The schema when our serializer delegates this cache to Spark's default (the shim's own test,
+   * package-private, called reflectively), else null.
+   */
+  private static String delegatedSchema(StructType schema) {
+    try {
+      Method canCache =
+          Class.forName("dev.tablecache.spark.ArrowShapes")
+              .getDeclaredMethod("canCache", StructType.class);
+      canCache.setAccessible(true);
+      return (Boolean) canCache.invoke(null, schema) ? null : schema.simpleString();
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      delegationUnknown = String.valueOf(e);
+      return null;
+    }
+  }
+
+  /**
    * {@code underC2R}: the nearest row-consuming ancestor is a ColumnarToRowExec; adaptive stage
    * wrappers and InputAdapter sit between it and the scan and keep the flag.
    */
@@ -54,6 +81,10 @@ public final class PlanProbe implements QueryExecutionListener {
       String ser = scan.relation().cacheBuilder().serializer().getClass().getName();
       if (OUR_SERIALIZER.equals(ser)) {
         OUR_SCANS.incrementAndGet();
+        String schema = delegatedSchema(scan.relation().schema());
+        if (schema != null) {
+          DELEGATED_SCANS.computeIfAbsent(schema, k -> new AtomicLong()).incrementAndGet();
+        }
         if (underC2R) {
           COLUMNAR_SCANS.incrementAndGet();
         }

@@ -91,7 +91,8 @@ public final class SuiteRunner {
         // assume() not met (e.g. a missing optional dependency): not run, reported apart.
         TestCanceled c = (TestCanceled) e;
         canceled++;
-        System.out.println("  canceled: " + c.suiteName() + ": " + c.testName() + ": " + c.message());
+        System.out.println(
+            "  canceled: " + c.suiteName() + ": " + c.testName() + ": " + c.message());
       } else if (e instanceof TestPending) {
         ignored++;
       } else if (e instanceof SuiteAborted) {
@@ -135,7 +136,8 @@ public final class SuiteRunner {
       }
     }
     if (line == null || mode == null || exclusionsFile == null || suites.isEmpty()) {
-      System.err.println("usage: SuiteRunner --line L --mode rows|columnar --exclusions F SUITE...");
+      System.err.println(
+          "usage: SuiteRunner --line L --mode rows|columnar --exclusions F SUITE...");
       System.exit(2);
     }
     System.exit(run(line, mode, exclusionsFile, suites) ? 0 : 1);
@@ -176,7 +178,8 @@ public final class SuiteRunner {
         tagged = tagged.updated(t, scalaSet(EXCLUDED_TAG));
       }
       scala.collection.immutable.Map<
-              String, scala.collection.immutable.Map<String, scala.collection.immutable.Set<String>>>
+              String,
+              scala.collection.immutable.Map<String, scala.collection.immutable.Set<String>>>
           bySuite = emptyMap();
       DynaTags dyna = new DynaTags(emptyMap(), bySuite.updated(suite.suiteId(), tagged));
       Filter filter = new Filter(Option.empty(), scalaSet(EXCLUDED_TAG), false, dyna);
@@ -261,6 +264,18 @@ public final class SuiteRunner {
         PlanProbe.OUR_SCANS.get(),
         PlanProbe.COLUMNAR_SCANS.get(),
         PlanProbe.OTHER_SCANS);
+    // Not a failure (the shim hands such schemas to Spark's default by design), but those reads
+    // did not test tablecache: say which.
+    if (!PlanProbe.DELEGATED_SCANS.isEmpty()) {
+      System.out.println(
+          "  served by Spark's default inside our serializer (no Arrow mapping for the schema):");
+      PlanProbe.DELEGATED_SCANS.forEach(
+          (schema, n) -> System.out.printf("    %4d scans of %s%n", n.get(), schema));
+    }
+    if (PlanProbe.delegationUnknown != null) {
+      System.out.println(
+          "  (per-schema delegation not checked: " + PlanProbe.delegationUnknown + ")");
+    }
     if (capability.equals("UNAVAILABLE") || capability.equals("UNKNOWN")) {
       problems.add("native capability is " + capability);
     }
@@ -309,7 +324,9 @@ public final class SuiteRunner {
   }
 
   private static long framesWritten() throws ReflectiveOperationException {
-    return metric("FRAMES_WRITTEN_V3") + metric("FRAMES_WRITTEN_V2") + metric("FRAMES_WRITTEN_LEGACY");
+    return metric("FRAMES_WRITTEN_V3")
+        + metric("FRAMES_WRITTEN_V2")
+        + metric("FRAMES_WRITTEN_LEGACY");
   }
 
   private static String metricsSummary() throws ReflectiveOperationException {
@@ -319,7 +336,8 @@ public final class SuiteRunner {
   }
 
   private static String capability() throws ReflectiveOperationException {
-    return String.valueOf(Class.forName("dev.tablecache.Capability").getMethod("current").invoke(null));
+    Class<?> c = Class.forName("dev.tablecache.Capability");
+    return String.valueOf(c.getMethod("current").invoke(null));
   }
 
   private static String nativeVersion() {
