@@ -87,8 +87,8 @@ JVM_FLAGS=(
   # What is under test. Every suite's SparkConf reads these spark.* system properties.
   -Dspark.sql.cache.serializer=dev.tablecache.spark.NativeCachedBatchSerializer
   -Dspark.tablecache.onUnavailable=fail
-  # Named even once the extension loads itself through ServiceLoader: SharedSparkSession turns
-  # that off (spark.sql.extensions.test.loadFromCp=false).
+  # Named even once the extension loads itself through ServiceLoader: Spark 4's
+  # SharedSparkSession turns that off (spark.sql.extensions.test.loadFromCp=false).
   -Dspark.sql.extensions=dev.tablecache.spark.TableCacheExtensions
   # Observes every query's plan, for the runner's proof (PlanProbe.java).
   -Dspark.sql.queryExecutionListeners=dev.tablecache.suites.PlanProbe
