@@ -46,6 +46,19 @@ if [ -f jvm-shim/pom.xml ] && [ -d jvm-shim/src/test ]; then
   done
 fi
 
+# Spark's own cache suites (CachedTableSuite, InMemoryColumnarQuerySuite, DatasetCacheSuite,
+# PartitionBatchPruningSuite) with our serializer (jvm-shim/spark-suites; README "Spark's own
+# cache suites"). About 1.5-2.5 minutes per (line, mode). Default: Spark 4.0 in both modes and
+# Spark 3.5 in the columnar (default) mode; --full adds 3.5's row mode. Both jars come from
+# scripts/build.sh above.
+if [ -x scripts/spark-suites.sh ]; then
+  step "Spark's own cache suites with tablecache (scripts/spark-suites.sh)"
+  ./scripts/spark-suites.sh --line 4.0 --mode both
+  mode=columnar
+  [ "${TABLECACHE_TEST_SCALE:-}" = full ] && mode=both
+  ./scripts/spark-suites.sh --line 3.5 --mode "$mode"
+fi
+
 if [ -x tests/run_e2e.sh ]; then
   step "end to end through spark-submit"
   tests/run_e2e.sh

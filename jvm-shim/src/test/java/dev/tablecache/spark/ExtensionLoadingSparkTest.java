@@ -48,7 +48,7 @@ class ExtensionLoadingSparkTest {
       Dataset<Row> df = table.groupBy("k").sum("id");
       List<ColumnarRule> rules =
           SparkCompat.toJava(
-              SparkTestSupport.classic(df).sparkSession().sessionState().columnarRules());
+              SparkLineSupport.classic(df).sparkSession().sessionState().columnarRules());
       long ours = rules.stream().filter(r -> r instanceof TableCacheExtensions.CacheReadColumnarRule).count();
       assertEquals(1L, ours, loading + ": columnar rules " + rules);
       assertTrue(
