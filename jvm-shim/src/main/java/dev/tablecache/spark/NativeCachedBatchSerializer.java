@@ -153,7 +153,11 @@ public class NativeCachedBatchSerializer extends SimpleMetricsCachedBatchSeriali
     List<Attribute> selected = SparkCompat.toJava(selectedAttributes);
     int[] projection = Projection.indices(SparkCompat.toJava(cacheAttributes), selected);
     return input.mapPartitions(
-        new PartitionFunctions.ReadRows(projection, typesOf(selected)),
+        new PartitionFunctions.ReadRows(
+            projection,
+            typesOf(selected),
+            FramesToRows.Codegen.of(
+                conf.getConfString("spark.sql.codegen.factoryMode", "FALLBACK"))),
         false,
         SparkCompat.classTag(InternalRow.class));
   }
