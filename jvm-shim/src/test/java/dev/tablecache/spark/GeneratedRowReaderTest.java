@@ -21,7 +21,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.util.ArrayBasedMapData;
+import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.execution.arrow.ArrowWriter;
 import org.apache.spark.sql.types.ArrayType;
@@ -32,6 +34,7 @@ import org.apache.spark.sql.types.DayTimeIntervalType;
 import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.UserDefinedType;
 import org.apache.spark.sql.types.YearMonthIntervalType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
@@ -295,6 +298,62 @@ class GeneratedRowReaderTest {
     // No generic row view: nothing reads through ColumnarBatchRow / InternalRow getters.
     assertFalse(source.contains("ColumnarBatchRow"), source);
     assertFalse(source.contains("rowIterator"), source);
+  }
+
+  /** A user-defined type stored as its SQL type, an array of longs (cached, read as rows only). */
+  static final class LongsUDT extends UserDefinedType<long[]> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public DataType sqlType() {
+      return new ArrayType(DataTypes.LongType, true);
+    }
+
+    @Override
+    public Object serialize(long[] values) {
+      return UnsafeArrayData.fromPrimitiveArray(values);
+    }
+
+    @Override
+    public long[] deserialize(Object datum) {
+      return ((ArrayData) datum).toLongArray();
+    }
+
+    @Override
+    public Class<long[]> userClass() {
+      return long[].class;
+    }
+  }
+
+  @Test
+  void userDefinedTypesAreWrittenAsTheirSqlType() {
+    DataType[] types = {new LongsUDT(), DataTypes.LongType};
+    assertSameAsProjection(
+        types,
+        i -> {
+          StructField[] fields = {
+            new StructField("u", types[0], true, org.apache.spark.sql.types.Metadata.empty()),
+            new StructField("l", types[1], true, org.apache.spark.sql.types.Metadata.empty())
+          };
+          VectorSchemaRoot root =
+              VectorSchemaRoot.create(
+                  SparkCompat.toArrowSchema(new StructType(fields), "UTC"), allocator);
+          roots.add(root);
+          ArrowWriter writer = SparkCompat.createArrowWriter(root);
+          for (int r = 0; r < 50; r++) {
+            writer.write(
+                new GenericInternalRow(
+                    new Object[] {
+                      r % 7 == 0 ? null : UnsafeArrayData.fromPrimitiveArray(new long[] {r, -r}), (long) r
+                    }));
+          }
+          writer.finish();
+          ColumnVector[] vectors = new ColumnVector[2];
+          for (int k = 0; k < 2; k++) {
+            vectors[k] = FrameDecoder.vectorOf(root.getFieldVectors().get(k), types[k]);
+          }
+          return new ColumnarBatch[] {new ColumnarBatch(vectors, 50)};
+        });
   }
 
   @Test
