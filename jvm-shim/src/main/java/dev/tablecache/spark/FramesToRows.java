@@ -60,7 +60,9 @@ final class FramesToRows {
       if (codegen == Codegen.CODEGEN_ONLY) {
         throw e;
       }
-      LOG.warn("tablecache: the generated row reader did not compile; rows go through a projection", e);
+      LOG.warn(
+          "tablecache: the generated row reader did not compile; rows go through a projection",
+          e);
       return null;
     }
   }

@@ -216,7 +216,7 @@ final class RowReaderCodegen {
   private static final class Read {
     /** Java expression of the value at the row (null: the column is always null). */
     final String value;
-    /** The type whose {@code UnsafeRow} encoding the value gets: the column's, or the same bytes'. */
+    /** The type whose {@code UnsafeRow} encoding the value gets: the column's, or same bytes'. */
     final DataType writtenAs;
 
     private Read(String value, DataType writtenAs) {

@@ -25,6 +25,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.util.ArrayBasedMapData;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
+import org.apache.spark.sql.columnar.CachedBatch;
 import org.apache.spark.sql.execution.arrow.ArrowWriter;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
@@ -32,6 +33,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.DayTimeIntervalType;
 import org.apache.spark.sql.types.MapType;
+import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.UserDefinedType;
@@ -102,8 +104,8 @@ class GeneratedRowReaderTest {
     new MapType(DataTypes.StringType, DataTypes.IntegerType, true),
     new StructType(
         new StructField[] {
-          new StructField("a", DataTypes.IntegerType, true, org.apache.spark.sql.types.Metadata.empty()),
-          new StructField("b", DataTypes.StringType, true, org.apache.spark.sql.types.Metadata.empty())
+          new StructField("a", DataTypes.IntegerType, true, Metadata.empty()),
+          new StructField("b", DataTypes.StringType, true, Metadata.empty())
         }),
   };
 
@@ -162,7 +164,8 @@ class GeneratedRowReaderTest {
         return new GenericArrayData(new Object[] {r, null, -r});
       case 22:
         return new ArrayBasedMapData(
-            new GenericArrayData(new Object[] {UTF8String.fromString("k1"), UTF8String.fromString("k2")}),
+            new GenericArrayData(
+                new Object[] {UTF8String.fromString("k1"), UTF8String.fromString("k2")}),
             new GenericArrayData(new Object[] {r, null}));
       case 23:
         return new GenericInternalRow(new Object[] {r, UTF8String.fromString("s" + r)});
@@ -175,10 +178,11 @@ class GeneratedRowReaderTest {
   private ColumnarBatch batch(DataType[] types, int rows, int firstRow, int[] columns) {
     StructField[] fields = new StructField[types.length];
     for (int k = 0; k < types.length; k++) {
-      fields[k] = new StructField("c" + k, types[k], true, org.apache.spark.sql.types.Metadata.empty());
+      fields[k] = new StructField("c" + k, types[k], true, Metadata.empty());
     }
     VectorSchemaRoot root =
-        VectorSchemaRoot.create(SparkCompat.toArrowSchema(new StructType(fields), "UTC"), allocator);
+        VectorSchemaRoot.create(
+            SparkCompat.toArrowSchema(new StructType(fields), "UTC"), allocator);
     roots.add(root);
     ArrowWriter writer = SparkCompat.createArrowWriter(root);
     for (int r = 0; r < rows; r++) {
@@ -223,7 +227,8 @@ class GeneratedRowReaderTest {
   }
 
   /** Generated rows equal, byte for byte, the projected rows of the same batches. */
-  private List<UnsafeRow> assertSameAsProjection(DataType[] types, IntFunction<ColumnarBatch[]> batches) {
+  private List<UnsafeRow> assertSameAsProjection(
+      DataType[] types, IntFunction<ColumnarBatch[]> batches) {
     GeneratedRowReader reader = RowReaderCodegen.newReader(types);
     assertNotNull(reader, "a generated reader");
     List<UnsafeRow> generated = drain(reader.reading(iterator(batches.apply(0))));
@@ -274,7 +279,8 @@ class GeneratedRowReaderTest {
     DataType[] types = {DataTypes.StringType, DataTypes.LongType, DataTypes.StringType};
     int[] columns = {11, 4, 11};
     assertSameAsProjection(
-        types, i -> new ColumnarBatch[] {batch(types, 33, 0, columns), batch(types, 65, 33, columns)});
+        types,
+        i -> new ColumnarBatch[] {batch(types, 33, 0, columns), batch(types, 65, 33, columns)});
   }
 
   @Test
@@ -332,8 +338,8 @@ class GeneratedRowReaderTest {
         types,
         i -> {
           StructField[] fields = {
-            new StructField("u", types[0], true, org.apache.spark.sql.types.Metadata.empty()),
-            new StructField("l", types[1], true, org.apache.spark.sql.types.Metadata.empty())
+            new StructField("u", types[0], true, Metadata.empty()),
+            new StructField("l", types[1], true, Metadata.empty())
           };
           VectorSchemaRoot root =
               VectorSchemaRoot.create(
@@ -344,7 +350,8 @@ class GeneratedRowReaderTest {
             writer.write(
                 new GenericInternalRow(
                     new Object[] {
-                      r % 7 == 0 ? null : UnsafeArrayData.fromPrimitiveArray(new long[] {r, -r}), (long) r
+                      r % 7 == 0 ? null : UnsafeArrayData.fromPrimitiveArray(new long[] {r, -r}),
+                      (long) r
                     }));
           }
           writer.finish();
@@ -401,7 +408,7 @@ class GeneratedRowReaderTest {
     long before = TableCacheMetrics.ROW_READERS_PROJECTED.sum();
     assertTrue(
         FramesToRows.read(
-                SparkCompat.toScala(new ArrayList<org.apache.spark.sql.columnar.CachedBatch>()).iterator(),
+                SparkCompat.toScala(new ArrayList<CachedBatch>()).iterator(),
                 new int[400],
                 wide,
                 FramesToRows.Codegen.FALLBACK)
@@ -414,14 +421,14 @@ class GeneratedRowReaderTest {
     DataType[] t = {DataTypes.LongType};
     assertTrue(
         FramesToRows.read(
-                SparkCompat.toScala(new ArrayList<org.apache.spark.sql.columnar.CachedBatch>()).iterator(),
+                SparkCompat.toScala(new ArrayList<CachedBatch>()).iterator(),
                 new int[1],
                 t,
                 FramesToRows.Codegen.of("NO_CODEGEN"))
             instanceof ProjectedRows);
     assertTrue(
         FramesToRows.read(
-                SparkCompat.toScala(new ArrayList<org.apache.spark.sql.columnar.CachedBatch>()).iterator(),
+                SparkCompat.toScala(new ArrayList<CachedBatch>()).iterator(),
                 new int[1],
                 t,
                 FramesToRows.Codegen.of("codegen_only"))
