@@ -1,49 +1,69 @@
 package dev.tablecache.spark;
 
-import java.util.NoSuchElementException;
+import java.io.Serializable;
+import java.util.Locale;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.columnar.CachedBatch;
 import org.apache.spark.sql.types.DataType;
-import scala.collection.AbstractIterator;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import scala.collection.Iterator;
 
 /**
- * Row output, on the same decode as {@link FramesToColumnar}: every row is projected into an
- * {@code UnsafeRow} (Spark's reused-row convention), so no row handed out ever points into a
- * decoded batch's native memory, which is freed as soon as the next batch is decoded.
+ * Row output, on the same decode as {@link FramesToColumnar}: a {@link GeneratedRowReader}
+ * specialised to the projected types, or {@link ProjectedRows} where Spark would not use
+ * generated code either. Either way rows are {@code UnsafeRow} copies (Spark's reused-row
+ * convention), so none points into a decoded batch's native memory, which is freed as soon as
+ * the next batch is decoded.
  */
-final class FramesToRows extends AbstractIterator<InternalRow> {
+final class FramesToRows {
 
-  private final Iterator<CachedBatch> in;
-  private final FrameDecoder decoder;
-  private final UnsafeProjection toUnsafe;
-  private java.util.Iterator<InternalRow> rows;
+  private static final Logger LOG = LoggerFactory.getLogger(FramesToRows.class);
 
-  FramesToRows(Iterator<CachedBatch> in, int[] projection, DataType[] outputTypes) {
-    this.in = in;
-    this.decoder = new FrameDecoder(projection, outputTypes);
-    this.toUnsafe = UnsafeProjection.create(outputTypes);
-  }
+  private FramesToRows() {}
 
-  @Override
-  public boolean hasNext() {
-    while (rows == null || !rows.hasNext()) {
-      if (!in.hasNext()) {
-        rows = null;
-        decoder.close();
-        return false;
+  /** Spark's {@code spark.sql.codegen.factoryMode}, which decides as it does for projections. */
+  enum Codegen implements Serializable {
+    /** Generated code; the generic path when it does not compile (Spark's default). */
+    FALLBACK,
+    /** Generated code; a compile error fails the task. */
+    CODEGEN_ONLY,
+    /** No generated code. */
+    NO_CODEGEN;
+
+    static Codegen of(String factoryMode) {
+      try {
+        return valueOf(factoryMode.trim().toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException | NullPointerException e) {
+        return FALLBACK;
       }
-      rows = decoder.decode(in.next()).rowIterator();
     }
-    return true;
   }
 
-  @Override
-  public InternalRow next() {
-    if (!hasNext()) {
-      throw new NoSuchElementException();
+  static Iterator<InternalRow> read(
+      Iterator<CachedBatch> in, int[] projection, DataType[] types, Codegen codegen) {
+    Iterator<ColumnarBatch> batches = new FramesToColumnar(in, projection, types);
+    GeneratedRowReader reader = codegen == Codegen.NO_CODEGEN ? null : generated(types, codegen);
+    if (reader == null) {
+      TableCacheMetrics.ROW_READERS_PROJECTED.increment();
+      return new ProjectedRows(batches, types);
     }
-    return toUnsafe.apply(rows.next());
+    TableCacheMetrics.ROW_READERS_GENERATED.increment();
+    return reader.reading(batches);
+  }
+
+  private static GeneratedRowReader generated(DataType[] types, Codegen codegen) {
+    try {
+      return RowReaderCodegen.newReader(types);
+    } catch (RuntimeException e) {
+      if (codegen == Codegen.CODEGEN_ONLY) {
+        throw e;
+      }
+      LOG.warn(
+          "tablecache: the generated row reader did not compile; rows go through a projection",
+          e);
+      return null;
+    }
   }
 }

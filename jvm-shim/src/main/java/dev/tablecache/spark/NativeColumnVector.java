@@ -258,6 +258,15 @@ public final class NativeColumnVector extends ColumnVector {
     return Decimal.apply(new BigDecimal(new BigInteger(bigEndian), scale), precision, scale);
   }
 
+  /**
+   * The unscaled value of a decimal of at most {@link Decimal#MAX_LONG_DIGITS} digits: what
+   * {@code UnsafeRow} stores for it, read without creating a {@link Decimal} (the generated row
+   * reader writes it as a long). Undefined for wider decimals and other columns.
+   */
+  public long getCompactDecimalUnscaled(int rowId) {
+    return Platform.getLong(null, data + 16L * rowId);
+  }
+
   @Override
   public UTF8String getUTF8String(int rowId) {
     if (isNullAt(rowId)) {

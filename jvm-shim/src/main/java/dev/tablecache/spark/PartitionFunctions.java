@@ -91,15 +91,17 @@ final class PartitionFunctions {
     private static final long serialVersionUID = 1L;
     private final int[] projection;
     private final DataType[] types;
+    private final FramesToRows.Codegen codegen;
 
-    ReadRows(int[] projection, DataType[] types) {
+    ReadRows(int[] projection, DataType[] types, FramesToRows.Codegen codegen) {
       this.projection = projection;
       this.types = types;
+      this.codegen = codegen;
     }
 
     @Override
     public Iterator<InternalRow> apply(Iterator<CachedBatch> batches) {
-      return new FramesToRows(batches, projection, types);
+      return FramesToRows.read(batches, projection, types, codegen);
     }
   }
 }

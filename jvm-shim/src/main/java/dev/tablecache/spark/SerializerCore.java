@@ -93,11 +93,18 @@ final class SerializerCore {
   }
 
   static RDD<InternalRow> readRows(
-      RDD<CachedBatch> input, Seq<Attribute> cacheAttributes, Seq<Attribute> selectedAttributes) {
+      RDD<CachedBatch> input,
+      Seq<Attribute> cacheAttributes,
+      Seq<Attribute> selectedAttributes,
+      SQLConf conf) {
     List<Attribute> selected = SparkCompat.toJava(selectedAttributes);
     int[] projection = Projection.indices(SparkCompat.toJava(cacheAttributes), selected);
     return input.mapPartitions(
-        new PartitionFunctions.ReadRows(projection, typesOf(selected)),
+        new PartitionFunctions.ReadRows(
+            projection,
+            typesOf(selected),
+            FramesToRows.Codegen.of(
+                conf.getConfString("spark.sql.codegen.factoryMode", "FALLBACK"))),
         false,
         SparkCompat.classTag(InternalRow.class));
   }

@@ -29,6 +29,9 @@ final class TableCacheMetrics {
   static final LongAdder BATCHES_DECODED = new LongAdder();
   /** Batches served without any decode (no column selected: row counts only). */
   static final LongAdder BATCHES_ROWS_ONLY = new LongAdder();
+  /** Row-output tasks read by a generated reader / through the generic projection. */
+  static final LongAdder ROW_READERS_GENERATED = new LongAdder();
+  static final LongAdder ROW_READERS_PROJECTED = new LongAdder();
   /** Decoded batches whose native memory is not released yet. */
   static final LongAdder LIVE_DECODED_BATCHES = new LongAdder();
   /** Cached batches closed by Spark's block manager (block removed / unpersisted). */
@@ -71,7 +74,11 @@ final class TableCacheMetrics {
         + BATCHES_DECODED.sum()
         + " rowsOnly="
         + BATCHES_ROWS_ONLY.sum()
-        + " liveDecoded="
+        + " rowReaders(generated="
+        + ROW_READERS_GENERATED.sum()
+        + ", projected="
+        + ROW_READERS_PROJECTED.sum()
+        + ") liveDecoded="
         + LIVE_DECODED_BATCHES.sum()
         + " closed="
         + BATCHES_CLOSED.sum()

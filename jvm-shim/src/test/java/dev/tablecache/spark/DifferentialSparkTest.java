@@ -97,7 +97,12 @@ class DifferentialSparkTest {
           new Config("MEMORY_AND_DISK", StorageLevel.MEMORY_AND_DISK()),
           new Config("MEMORY_ONLY_SER", StorageLevel.MEMORY_ONLY_SER()),
           new Config("DISK_ONLY", StorageLevel.DISK_ONLY()),
-          new Config("MEMORY_ONLY_2", StorageLevel.MEMORY_ONLY_2()));
+          new Config("MEMORY_ONLY_2", StorageLevel.MEMORY_ONLY_2()),
+          // The row path without generated code: the row view + interpreted projection.
+          new Config(
+              "v3-rowread-nocodegen",
+              "spark.tablecache.columnarRead", "false",
+              "spark.sql.codegen.factoryMode", "NO_CODEGEN"));
 
   /** Plain projections read through the columnar output (ArrowColumnVector) path. */
   private static final List<String> COLUMNAR_PROJECTIONS = columnarProjections();
@@ -199,7 +204,12 @@ class DifferentialSparkTest {
     return containers.stream();
   }
 
+  private long generatedReaders;
+  private long projectedReaders;
+
   private void cache(Config c) {
+    generatedReaders = TableCacheMetrics.ROW_READERS_GENERATED.sum();
+    projectedReaders = TableCacheMetrics.ROW_READERS_PROJECTED.sum();
     spark.catalog().clearCache();
     for (Map.Entry<String, String> e : c.conf.entrySet()) {
       spark.conf().set(e.getKey(), e.getValue());
@@ -214,12 +224,36 @@ class DifferentialSparkTest {
   }
 
   private void uncache(Config c) {
+    assertRowReaders(c);
     table.unpersist(true);
     for (String k : c.conf.keySet()) {
       spark.conf().unset(k);
     }
     assertEquals(0L, TableCacheMetrics.LIVE_DECODED_BATCHES.sum(), "decoded batches not released");
     assertEquals(0L, TableCacheMetrics.ALLOCATOR_LEAKS.sum(), "Arrow allocator leaks");
+  }
+
+  /**
+   * Row output went through the reader the configuration asks for: generated readers unless
+   * code generation is off, and never a silent fall back to the projection path.
+   */
+  private void assertRowReaders(Config c) {
+    long generated = TableCacheMetrics.ROW_READERS_GENERATED.sum() - generatedReaders;
+    long projected = TableCacheMetrics.ROW_READERS_PROJECTED.sum() - projectedReaders;
+    String what = c.name + ": " + TableCacheMetrics.summary();
+    if ("NO_CODEGEN".equals(c.conf.get("spark.sql.codegen.factoryMode"))) {
+      assertEquals(0, generated, what);
+    } else {
+      assertEquals(0, projected, what);
+    }
+    if ("false".equals(c.conf.get("spark.tablecache.columnarRead"))) {
+      assertTrue(generated + projected > 0, "no row output read: " + what);
+      assertTrue(
+          "NO_CODEGEN".equals(c.conf.get("spark.sql.codegen.factoryMode"))
+              ? projected > 0
+              : generated > 0,
+          what);
+    }
   }
 
   static long framesWritten() {

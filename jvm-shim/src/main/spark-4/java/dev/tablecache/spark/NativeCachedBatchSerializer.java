@@ -112,6 +112,6 @@ public class NativeCachedBatchSerializer extends SimpleMetricsCachedBatchSeriali
       return Fallback.DEFAULT.convertCachedBatchToInternalRow(
           input, cacheAttributes, selectedAttributes, conf);
     }
-    return SerializerCore.readRows(input, cacheAttributes, selectedAttributes);
+    return SerializerCore.readRows(input, cacheAttributes, selectedAttributes, conf);
   }
 }
