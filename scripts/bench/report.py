@@ -125,8 +125,10 @@ def fmt_seconds(s):
 
 
 def fmt_with_ratio(value, base):
+    """Seconds and the ratio to `base`; no ratio when either is not above zero (a wall − floor
+    within the floor's noise)."""
     cell = fmt_seconds(value)
-    if value is not None and base is not None and base > 0.005:
+    if value is not None and base is not None and base > 0.005 and value >= 0:
         cell += f" ({value / base:.2f})"
     return cell
 
@@ -218,9 +220,9 @@ def table_section(raw, med, table):
         above = base.get(("above", phase))
         note = ""
         if above is not None:
-            note = f" — Spark default {fmt_seconds(above)} above its floor"
+            note = f" — Spark default's wall − floor: {fmt_seconds(above)}"
             if flag:
-                note += ": **at Spark's floor** (target: wall no slower than default)"
+                note += " → **at Spark's floor** (target: wall no slower than default)"
         md.append(f"| **{name}**{note} | | | | |")
         for mode, row in mt.items():
             md.append("| " + " | ".join([
