@@ -344,6 +344,9 @@ def summarize(raw, criterion_dir=None):
     for table in raw_tables(raw):
         if med.get(table):
             sections += table_section(raw, med, table)
+    if not any(HEADLINE in mt and BASELINE in mt for mt in med.values()):
+        headline += (f" This run lacks `{HEADLINE}` or `{BASELINE}`: only the footprint "
+                     f"and format targets can be checked.")
     target_md = [f"## Targets ({met} of {total} met)", "", headline, ""] + targets + [""]
     md += target_md + sections
     md += ["## Noise: (max - min) / median of each wall-time figure's samples", ""]
@@ -395,8 +398,10 @@ def chart(raw, path):
                 values = [mt[m]["footprint"] / 2**20 for m in modes]
                 ax.barh(y, values, color=colors)
             else:
-                floors = [max(mt[m][("floor", key)] or 0.0, 0.0) for m in modes]
                 values = [mt[m][key] for m in modes]
+                # The bar is the wall time; its grey part the floor (capped: a floor measured
+                # above the wall time is noise).
+                floors = [min(max(mt[m][("floor", key)] or 0.0, 0.0), v) for m, v in zip(modes, values)]
                 above = [max(v - f, 0.0) for v, f in zip(values, floors)]
                 ax.barh(y, floors, color="#d9d9d9")
                 ax.barh(y, above, left=floors, color=colors)
