@@ -69,7 +69,7 @@ _URL = (
     "concat('https://', element_at(array('www.example.com', 'shop.example.org', "
     "'news.example.net', 'api.example.io', 'cdn.static-example.com'), CAST(id % 5 AS INT) + 1), '/', "
     "element_at(array('products', 'articles', 'users', 'search', 'cart', 'checkout', 'help'), "
-    "CAST((id * 7) % 7 AS INT) + 1), '/', CAST(id % 100000 AS STRING), '?ref=', "
+    "CAST((id DIV 5) % 7 AS INT) + 1), '/', CAST(id % 100000 AS STRING), '?ref=', "
     "element_at(array('home', 'email', 'ad', 'social'), CAST((id * 3) % 4 AS INT) + 1), "
     "'&utm_campaign=spring_sale_', CAST(id % 37 AS STRING), '&session=', "
     "substr(sha2(CAST(id AS STRING), 256), 1, 24)) AS url"
@@ -97,17 +97,17 @@ _TEXT = (
     "concat_ws(' ', "
     + ", ".join(
         f"element_at(array('lorem', 'ipsum', 'dolor', 'sit', 'amet', 'consectetur', 'adipiscing', "
-        f"'elit', 'sed', 'do', 'eiusmod', 'tempor', 'incididunt'), CAST((id * {p}) % 13 AS INT) + 1)"
+        f"'elit', 'sed', 'do', 'eiusmod', 'tempor', 'incididunt'), CAST((id DIV {p} + {p}) % 13 AS INT) + 1)"
         for p in (1, 3, 7, 11, 17, 19, 23, 29, 31, 37)
     )
-    + ", CAST(id AS STRING)) AS text"
+    + ", concat('#id-', lpad(CAST(id AS STRING), 10, '0'))) AS text"
 )
 STRINGS_COLUMNS = [
     "id AS key",
-    _URL,                                    # ~110-125 bytes, high cardinality
-    _JSON,                                   # ~150-165 bytes, high cardinality
+    _URL,                                    # ~100-120 bytes, high cardinality
+    _JSON,                                   # ~100-120 bytes, high cardinality
     _AGENT,                                  # 70-115 bytes, 6 distinct values
-    _TEXT,                                   # ~55-90 bytes, words + the id
+    _TEXT,                                   # ~55-120 bytes, 10 words + the id
     "sha2(CAST(id AS STRING), 256) AS hash",  # 64 hex characters, random
 ]
 
@@ -167,8 +167,8 @@ TABLES = {
     "strings": {
         "columns": STRINGS_COLUMNS,
         "rows": 5_000_000,
-        "describe": "a long key; URL-like (~120 B) and JSON-like (~160 B) text, 6 user agents "
-                    "(70-115 B), word text (~70 B), a SHA-256 hex",
+        "describe": "a long key; URL-like and JSON-like text (100-120 B), 6 user agents "
+                    "(70-115 B), word text (55-120 B), a SHA-256 hex (64 B)",
         "queries": _strings_queries,
     },
 }
