@@ -107,7 +107,7 @@ STRINGS_COLUMNS = [
     _URL,                                    # ~100-120 bytes, high cardinality
     _JSON,                                   # ~100-120 bytes, high cardinality
     _AGENT,                                  # 70-115 bytes, 6 distinct values
-    _TEXT,                                   # ~55-120 bytes, 10 words + the id
+    _TEXT,                                   # ~51-123 bytes, 10 words + the id
     "sha2(CAST(id AS STRING), 256) AS hash",  # 64 hex characters, random
 ]
 
@@ -168,7 +168,7 @@ TABLES = {
         "columns": STRINGS_COLUMNS,
         "rows": 5_000_000,
         "describe": "a long key; URL-like and JSON-like text (100-120 B), 6 user agents "
-                    "(70-115 B), word text (55-120 B), a SHA-256 hex (64 B)",
+                    "(70-115 B), word text (51-123 B), a SHA-256 hex (64 B)",
         "queries": _strings_queries,
     },
 }
