@@ -207,6 +207,9 @@ def table_section(raw, med, table):
                 cell += f" ({row['footprint'] / base['footprint']:.2f})"
             fp.append(cell)
         md += ["| cache footprint | " + " | ".join(fp) + " |"]
+        paths = [sorted({r.get("read_path", "?") for r in results_of(raw, table, m)}) for m in mt]
+        if any(p != ["?"] for p in paths):
+            md += ["| read path (first query's plan) | " + " | ".join("/".join(p) for p in paths) + " |"]
         if any(row.get(("floor", "build")) for row in mt.values()):
             ratios = []
             for mode, row in mt.items():

@@ -191,9 +191,15 @@ def run_session(args, event_log_dir):
             phases[name].append(seconds)
         log(args, f"{name} " + " ".join(f"{s:.3f}s" for s in phases[name]))
     # The cached plan must really read the cache (guards against a silently uncached run).
-    plan = spark.sql(phase_queries[0][2].format(t="t"))._jdf.queryExecution().executedPlan().toString()
+    # (Executed first: under adaptive execution only the final plan shows the read path.)
+    probe = spark.sql(phase_queries[0][2].format(t="t"))
+    probe.collect()
+    plan = probe._jdf.queryExecution().executedPlan().toString()
     if "InMemoryTableScan" not in plan:
         raise SystemExit("the benchmark query does not read the cache:\n" + plan)
+    # Columnar when a ColumnarToRow transition reads the cache scan (our extension, or a
+    # serializer Spark itself reads columnar), else Spark's row path.
+    read_path = "columnar" if "ColumnarToRow" in plan else "row"
     cached.unpersist(blocking=True)
     spark.stop()
 
@@ -213,6 +219,7 @@ def run_session(args, event_log_dir):
         "serializer": serializer,
         # 1-minute load average when the session ends: a busy machine shows here first.
         "loadavg_end": os.getloadavg()[0],
+        "read_path": read_path,
         "footprint_bytes": mem + disk,
         "disk_bytes": disk,
         # Seconds of every run of every phase; "floors" has the same keys: for "build" the
