@@ -359,9 +359,11 @@ def summarize(raw, criterion_dir=None):
                      f"and format targets can be checked.")
     target_md = [f"## Targets ({met} of {total} met)", "", headline, ""] + targets + [""]
     md += target_md + sections
-    md += ["## Noise: (max - min) / median of each wall-time figure's samples", ""]
-    for table in raw_tables(raw):
-        if med.get(table):
+    noisy = [t for t in raw_tables(raw) if med.get(t) and any(
+        spread(raw, t, m, p) is not None for m in med[t] for p, _ in phase_list(raw, t))]
+    if noisy:
+        md += ["## Noise: (max - min) / median of each wall-time figure's samples", ""]
+        for table in noisy:
             md += noise_lines(raw, med, table)
     if any(row["disk"] for mt in med.values() for row in mt.values()):
         md += ["**Warning:** some cache blocks spilled to disk; footprints include them.", ""]
