@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The full side-by-side benchmark (docs: README "Benchmark"): Spark's default serializer, Spark
-# 4.3's ArrowCachedBatchSerializer (none, zstd) and ours (legacy, V2 ± stats, V3 ± stats, lz4;
-# V3 + stats zstd) on a real local Spark, each mode in its own Spark application, interleaved.
+# 4.3's ArrowCachedBatchSerializer (none, zstd) and ours (one setting, + extension, row path,
+# zstd; `--modes formats` for legacy/V2/V3) on a real local Spark, on three tables (standard
+# 16 columns, wide 256 columns, string-heavy), each (table, mode) in its own Spark application,
+# interleaved, with Spark's floors measured in every session and subtracted in the report.
 # Writes raw.json, summary.md and chart.png to bench/results/ (or --out), plus the criterion
-# numbers of the native codec. Takes about an hour at the default scale on 2 cores.
+# numbers of the native codec. Takes a few hours at the default scale on 2 cores.
 #
-#   scripts/bench.sh                                 # 20M rows, 16 partitions, 3 iterations
-#   scripts/bench.sh --rows 2000000 --iterations 1   # quick look
-#   scripts/bench.sh --modes spark-default,tc-v3-stats-lz4 --out /tmp/b
+#   scripts/bench.sh                                 # all tables, 3 iterations
+#   scripts/bench.sh --table standard --rows 2000000 --iterations 1 --out /tmp/b   # quick look
+#   scripts/bench.sh --table wide --wide-rows 50000 --modes spark-default,tc --out /tmp/b
 #   scripts/bench.sh --no-criterion                  # skip `cargo bench`
-# Other flags (--partitions, --reps, --cores, --driver-memory) pass to scripts/bench/run.py.
+# Other flags (--table, --rows, --wide-rows, --strings-rows, --modes, --partitions, --reps,
+# --build-floor-reps, --cores, --driver-memory, --jfr) pass to scripts/bench/run.py.
 # PYSPARK_VERSION (default 4.3.0, the first with the Arrow cache) picks the Spark.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"

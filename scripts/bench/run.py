@@ -1,8 +1,9 @@
 """Side-by-side benchmark of Spark table-cache serializers on a real local Spark.
 
-Every (iteration, mode) pair runs in its own Spark application (scripts/bench/session.py), so one
-cache is alive at a time and no JIT or heap state leaks between modes; the mode order rotates
-every iteration so machine drift hits all modes alike. Writes raw.json, summary.md and chart.png
+Every (iteration, table, mode) runs in its own Spark application (scripts/bench/session.py), so
+one cache is alive at a time and no JIT or heap state leaks between modes; the mode order rotates
+every iteration so machine drift hits all modes alike. Each session also measures Spark's floors
+(scripts/bench/session.py), which the report subtracts. Writes raw.json, summary.md and chart.png
 into --out. Usage: see scripts/bench.sh and scripts/demo.sh.
 """
 
@@ -15,6 +16,7 @@ import sys
 import time
 
 from modes import MODES
+from tables import TABLES, select_tables
 import report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,12 +35,17 @@ def version_tuple(text):
 
 
 def select_modes(requested, spark_version):
-    """The requested modes in display order, without Arrow modes on a Spark that lacks them."""
-    names = [m for m in MODES
-             if (requested == "all" and not MODES[m].get("extra")) or m in requested.split(",")]
-    unknown = set(requested.split(",")) - set(MODES) - {"all"}
+    """The requested modes in display order, without Arrow modes on a Spark that lacks them.
+
+    `requested` is a comma-separated list of mode names and groups: "all" (every mode without a
+    group) or a group name ("formats", "ab")."""
+    items = requested.split(",")
+    groups = {MODES[m].get("group", "all") for m in MODES}
+    names = [m for m in MODES if m in items or MODES[m].get("group", "all") in items]
+    unknown = set(items) - set(MODES) - groups
     if unknown:
-        raise SystemExit(f"unknown modes: {', '.join(sorted(unknown))}; known: {', '.join(MODES)}")
+        raise SystemExit(f"unknown modes: {', '.join(sorted(unknown))}; known: "
+                         f"{', '.join(MODES)}; groups: {', '.join(sorted(groups))}")
     if version_tuple(spark_version) < (4, 3):
         skipped = [m for m in names if MODES[m].get("needs_arrow")]
         if skipped:
@@ -75,15 +82,18 @@ def machine(python, spark_version):
     }
 
 
-def run_session(args, mode, iteration):
+def table_rows(args, table):
+    return {"standard": args.rows, "wide": args.wide_rows, "strings": args.strings_rows}[table]
+
+
+def run_session(args, table, mode, iteration):
     cmd = [
         args.python, os.path.join(HERE, "session.py"),
-        "--mode", mode, "--rows", str(args.rows), "--partitions", str(args.partitions),
-        "--reps", str(args.reps), "--iteration", str(iteration), "--cores", str(args.cores),
-        "--driver-memory", args.driver_memory, "--jar", args.jar,
+        "--table", table, "--mode", mode, "--rows", str(table_rows(args, table)),
+        "--partitions", str(args.partitions), "--reps", str(args.reps),
+        "--build-floor-reps", str(args.build_floor_reps), "--iteration", str(iteration),
+        "--cores", str(args.cores), "--driver-memory", args.driver_memory, "--jar", args.jar,
     ]
-    if args.generate:
-        cmd.append("--generate")
     if args.jfr:
         os.makedirs(args.jfr, exist_ok=True)
         cmd += ["--jfr", args.jfr]
@@ -91,17 +101,21 @@ def run_session(args, mode, iteration):
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, timeout=args.timeout)
     lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
     if proc.returncode != 0 or not lines:
-        raise SystemExit(f"bench: session {mode} #{iteration} failed (exit {proc.returncode})")
+        raise SystemExit(f"bench: session {table} {mode} #{iteration} failed (exit {proc.returncode})")
     return json.loads(lines[-1][len("RESULT "):])
 
 
-def raw_document(args, info, modes, results, complete):
+def raw_document(args, info, tables, modes, results, complete):
+    config = {k: getattr(args, k) for k in ("rows", "partitions", "iterations", "reps",
+                                            "build_floor_reps", "cores", "driver_memory")}
+    config["tables"] = {t: {"rows": table_rows(args, t), "columns": len(TABLES[t]["columns"])}
+                        for t in tables}
     return {
         "title": args.title,
         "complete": complete,
         "machine": info,
-        "config": {k: getattr(args, k) for k in ("rows", "partitions", "iterations", "reps", "cores",
-                                                 "driver_memory")},
+        "config": config,
+        "tables": tables,
         "modes": modes,
         "results": results,
     }
@@ -116,11 +130,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--python", required=True, help="python of a PySpark virtualenv")
     parser.add_argument("--jar", required=True, help="the tablecache jar")
-    parser.add_argument("--rows", type=int, default=20_000_000)
+    parser.add_argument("--table", default="all",
+                        help="standard, wide, strings (comma-separated), or 'all'")
+    parser.add_argument("--rows", type=int, default=TABLES["standard"]["rows"],
+                        help="rows of the standard table (16 columns)")
+    parser.add_argument("--wide-rows", type=int, default=TABLES["wide"]["rows"],
+                        help="rows of the wide table (256 columns)")
+    parser.add_argument("--strings-rows", type=int, default=TABLES["strings"]["rows"],
+                        help="rows of the string-heavy table")
     parser.add_argument("--partitions", type=int, default=16)
     parser.add_argument("--iterations", type=int, default=3)
-    parser.add_argument("--reps", type=int, default=3, help="runs of each query per session")
-    parser.add_argument("--modes", default="all", help="comma-separated, or 'all'")
+    parser.add_argument("--reps", type=int, default=3,
+                        help="runs of each query and read floor per session (the first is warm-up)")
+    parser.add_argument("--build-floor-reps", type=int, default=2,
+                        help="runs of the uncached compute per session (the first is warm-up)")
+    parser.add_argument("--modes", default="all",
+                        help="comma-separated mode names or groups: all, formats, ab")
     parser.add_argument("--cores", type=int, default=2, help="local[N]")
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds per session")
@@ -128,17 +153,21 @@ def main():
     parser.add_argument("--criterion", help="criterion output dir to summarise (target/criterion)")
     parser.add_argument("--title", default="tablecache benchmark")
     parser.add_argument("--jfr", help="write a JFR profile of every session into this directory")
-    parser.add_argument("--generate", action="store_true",
-                        help="also time generating the rows without a cache (part of every build)")
     parser.add_argument("--no-chart", action="store_true", help="skip chart.png (no matplotlib)")
     args = parser.parse_args()
 
+    if args.reps < 2 or args.build_floor_reps < 2:
+        raise SystemExit("--reps and --build-floor-reps must be at least 2 (the first run is warm-up)")
     spark_version = pyspark_version(args.python)
+    tables = select_tables(args.table)
     modes = select_modes(args.modes, spark_version)
+    if not modes:
+        raise SystemExit(f"bench: no mode left to run on Spark {spark_version}")
     info = machine(args.python, spark_version)
     os.makedirs(args.out, exist_ok=True)
-    total = args.iterations * len(modes)
-    print(f"bench: Spark {spark_version}, {args.rows:,} rows x 16 columns, {args.partitions} "
+    total = args.iterations * len(modes) * len(tables)
+    shapes = ", ".join(f"{t} {table_rows(args, t):,} x {len(TABLES[t]['columns'])}" for t in tables)
+    print(f"bench: Spark {spark_version}, tables {shapes} (rows x columns), {args.partitions} "
           f"partitions, {len(modes)} modes x {args.iterations} iterations ({total} sessions)",
           file=sys.stderr, flush=True)
 
@@ -147,18 +176,19 @@ def main():
     for iteration in range(args.iterations):
         # Rotate the order so no mode always runs first (cold machine) or last (hot machine).
         shift = iteration % len(modes)
-        for mode in modes[shift:] + modes[:shift]:
-            done = len(results)
-            eta = "" if not done else f", ~{(time.time() - started) / done * (total - done) / 60:.0f} min left"
-            print(f"bench: [{done + 1}/{total}] {mode} (iteration {iteration + 1}{eta})",
-                  file=sys.stderr, flush=True)
-            results.append(run_session(args, mode, iteration))
-            # Saved after every session, so an interrupted run keeps what it measured.
-            save(args.out, raw_document(args, info, modes, results, complete=False))
+        for table in tables:
+            for mode in modes[shift:] + modes[:shift]:
+                done = len(results)
+                eta = "" if not done else f", ~{(time.time() - started) / done * (total - done) / 60:.0f} min left"
+                print(f"bench: [{done + 1}/{total}] {table} {mode} (iteration {iteration + 1}{eta})",
+                      file=sys.stderr, flush=True)
+                results.append(run_session(args, table, mode, iteration))
+                # Saved after every session, so an interrupted run keeps what it measured.
+                save(args.out, raw_document(args, info, tables, modes, results, complete=False))
 
     info["loadavg_end"] = os.getloadavg()[0]
     info["wall_minutes"] = round((time.time() - started) / 60, 1)
-    raw = raw_document(args, info, modes, results, complete=True)
+    raw = raw_document(args, info, tables, modes, results, complete=True)
     save(args.out, raw)
     summary = report.summarize(raw, args.criterion)
     with open(os.path.join(args.out, "summary.md"), "w") as f:

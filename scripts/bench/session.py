@@ -1,5 +1,11 @@
-"""One benchmark session: a fresh Spark application that caches the benchmark table with one
-serializer mode, times the phases and prints one JSON result line (prefixed "RESULT ").
+"""One benchmark session: a fresh Spark application that caches one benchmark table
+(scripts/bench/tables.py) with one serializer mode, times the phases and their floors, and
+prints one JSON result line (prefixed "RESULT ").
+
+In order: the build floor (the same DataFrame computed without a cache, into the noop sink),
+the read floors (every query on an 8-row cache of the same schema and serializer), then the
+cache and the queries on it. Every floor and query runs several times; the report drops the
+first run of each (JIT warm-up), so every mode gets the same warm-up.
 
 Run by scripts/bench/run.py with the Python of a PySpark virtualenv; never run two at once (one
 cache alive at a time is part of the method).
@@ -18,42 +24,9 @@ import time
 from pyspark.sql import SparkSession
 
 from modes import MODES
-
-# 4 sequential/affine longs, 4 low-cardinality longs, 4 doubles, 4 low-cardinality strings.
-COLUMNS = [
-    "id AS a0",
-    "id * 3 + 7 AS a1",
-    "1000000000 - id * 2 AS a2",
-    "id + 1099511627776 AS a3",
-    "id % 16 AS k0",
-    "id % 100 AS k1",
-    "(id * 7) % 1000 AS k2",
-    "id % 5 AS k3",
-    "id * 0.25D AS d0",
-    "(id % 1000) / 10.0D AS d1",
-    "rand(42) AS d2",
-    "id / 3.0D AS d3",
-    "concat('cat_', CAST(id % 10 AS STRING)) AS s0",
-    "concat('region-', CAST(id % 50 AS STRING)) AS s1",
-    "element_at(array('alpha', 'beta', 'gamma', 'delta', 'epsilon'), CAST(id % 5 AS INT) + 1) AS s2",
-    "concat('user_', lpad(CAST(id % 1000 AS STRING), 4, '0')) AS s3",
-]
+from tables import TABLES, TINY_ROWS, queries
 
 SERIALIZER_KEY = "spark.sql.cache.serializer"
-
-
-def queries(rows):
-    """The read phases: (name, SQL or None for the all-columns noop write)."""
-    point = rows // 2 + 7
-    return [
-        ("read_1_of_16", "SELECT sum(a1) FROM t"),
-        (
-            "read_4_of_16_groupby",
-            "SELECT k0, count(*), sum(a1), round(avg(d0), 6), max(s0) FROM t GROUP BY k0 ORDER BY k0",
-        ),
-        ("filter_point_2_of_16", f"SELECT a2, s1 FROM t WHERE a0 = {point}"),
-        ("read_all_16", None),
-    ]
 
 
 def digest(rows):
@@ -66,7 +39,7 @@ def java_options(mode, args):
     options = "-XX:+UseG1GC"
     if args.jfr:
         # A Java Flight Recorder profile of the whole session, for finding where the time goes.
-        path = os.path.join(os.path.abspath(args.jfr), f"{mode}-{args.iteration}.jfr")
+        path = os.path.join(os.path.abspath(args.jfr), f"{args.table}-{mode}-{args.iteration}.jfr")
         options += f" -XX:StartFlightRecording=filename={path},settings=profile"
     return options
 
@@ -74,9 +47,10 @@ def java_options(mode, args):
 def build_session(mode, args, event_log_dir):
     builder = (
         SparkSession.builder.master(f"local[{args.cores}]")
-        .appName(f"tablecache-bench-{mode}")
+        .appName(f"tablecache-bench-{args.table}-{mode}")
         .config("spark.driver.memory", args.driver_memory)
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         # Task metrics per phase (see task_cpu_seconds), read back after the session.
         .config("spark.eventLog.enabled", "true")
         .config("spark.eventLog.dir", event_log_dir)
@@ -153,88 +127,131 @@ def run(args):
         shutil.rmtree(event_log_dir, ignore_errors=True)
 
 
+def cache_table(spark, view, df, group, rows, partitions):
+    """Caches `df` as temp view `view` the way users do and times building it (tagged `group`).
+
+    cache() is what users call: Scala's MEMORY_AND_DISK, deserialized. (PySpark's
+    StorageLevel.MEMORY_AND_DISK is the serialized level, which adds Spark's block compression.)
+    """
+    cached = df.cache()
+    cached.createOrReplaceTempView(view)
+    seconds, count = in_group(spark, group, cached.count)
+    mem, disk, parts = cached_size(spark)
+    if count != rows or parts != partitions:
+        raise SystemExit(f"cache {view} incomplete: {count}/{rows} rows, "
+                         f"{parts}/{partitions} partitions cached")
+    return cached, seconds, mem, disk
+
+
+def run_query(spark, group, sql):
+    """(seconds, digest of the collected rows) of one run of a query."""
+    seconds, rows = in_group(spark, group, lambda: spark.sql(sql).collect())
+    return seconds, digest(rows)
+
+
 def run_session(args, event_log_dir):
     spark = build_session(args.mode, args, event_log_dir)
     version = spark.version
     serializer = spark.conf.get(SERIALIZER_KEY)
-    table = spark.range(0, args.rows, 1, args.partitions).selectExpr(*COLUMNS)
-    table.createOrReplaceTempView("src")
+    columns = TABLES[args.table]["columns"]
+    source = spark.range(0, args.rows, 1, args.partitions).selectExpr(*columns)
+    tiny_source = spark.range(0, TINY_ROWS, 1, args.partitions).selectExpr(*columns)
+    phase_queries = queries(args.table, args.rows)
+    floors, phases, digests, floor_digests = {}, {}, {}, {}
 
-    generate_s = None
-    if args.generate:
-        # The same table without a cache: generation cost, shared by every mode's build time.
-        generate_s, _ = timed(lambda: table.write.format("noop").mode("overwrite").save())
-        log(args, f"generate {generate_s:.2f}s")
+    # Floors first, in every mode alike; they also warm up the JIT for what follows.
+    # 1. The build floor: the same DataFrame computed without a cache, into Spark's noop sink.
+    floors["build"] = []
+    for rep in range(args.build_floor_reps):
+        seconds, _ = in_group(spark, f"floor:build#{rep}",
+                              lambda: source.write.format("noop").mode("overwrite").save())
+        floors["build"].append(seconds)
+    log(args, "floor build (uncached compute) " + " ".join(f"{s:.3f}s" for s in floors["build"]))
 
-    # cache() is what users call: Scala's MEMORY_AND_DISK, deserialized. (PySpark's
-    # StorageLevel.MEMORY_AND_DISK is the serialized level, which adds Spark's block compression.)
-    cached = spark.table("src").cache()
-    cached.createOrReplaceTempView("t")
-    build_s, count = in_group(spark, "build#0", cached.count)
-    mem, disk, parts = cached_size(spark)
-    log(args, f"build {build_s:.2f}s, {mem / 2**20:.1f} MiB in memory, {disk / 2**20:.1f} MiB on disk")
-    if count != args.rows or parts != args.partitions:
-        raise SystemExit(f"cache incomplete: {count} rows, {parts}/{args.partitions} partitions cached")
-
-    phases = {"build": [build_s]}
-    digests = {}
-    for name, sql in queries(args.rows):
-        times = []
+    # 2. The read floors: every query on an 8-row cache of the same schema and serializer, with
+    #    the same partitions (so the same number of tasks).
+    tiny, _, _, _ = cache_table(spark, "tiny", tiny_source, "floor:tinybuild#0", TINY_ROWS,
+                                args.partitions)
+    for name, _, sql in phase_queries:
+        floors[name] = []
         for rep in range(args.reps):
-            group = f"{name}#{rep}"
-            if sql is None:
-                seconds, _ = in_group(
-                    spark, group, lambda: spark.table("t").write.format("noop").mode("overwrite").save())
-            else:
-                seconds, rows = in_group(spark, group, lambda: spark.sql(sql).collect())
-                digests[name] = digest(rows)
-            times.append(seconds)
-        phases[name] = times
-        log(args, f"{name} " + " ".join(f"{s:.3f}s" for s in times))
+            seconds, floor_digests[name] = run_query(spark, f"floor:{name}#{rep}", sql.format(t="tiny"))
+            floors[name].append(seconds)
+        log(args, f"floor {name} " + " ".join(f"{s:.3f}s" for s in floors[name]))
+    tiny.unpersist(blocking=True)
+
+    # 3. The cache itself and the queries on it.
+    cached, build_s, mem, disk = cache_table(spark, "t", source, "build#0", args.rows, args.partitions)
+    log(args, f"build {build_s:.2f}s, {mem / 2**20:.1f} MiB in memory, {disk / 2**20:.1f} MiB on disk")
+    phases["build"] = [build_s]
+    for name, _, sql in phase_queries:
+        phases[name] = []
+        for rep in range(args.reps):
+            seconds, digests[name] = run_query(spark, f"{name}#{rep}", sql.format(t="t"))
+            phases[name].append(seconds)
+        log(args, f"{name} " + " ".join(f"{s:.3f}s" for s in phases[name]))
     # The cached plan must really read the cache (guards against a silently uncached run).
-    plan = spark.sql("SELECT sum(a1) FROM t")._jdf.queryExecution().executedPlan().toString()
+    # (Executed first: under adaptive execution only the final plan shows the read path.)
+    probe = spark.sql(phase_queries[0][2].format(t="t"))
+    probe.collect()
+    plan = probe._jdf.queryExecution().executedPlan().toString()
     if "InMemoryTableScan" not in plan:
         raise SystemExit("the benchmark query does not read the cache:\n" + plan)
+    # Columnar when a ColumnarToRow transition reads the cache scan (our extension, or a
+    # serializer Spark itself reads columnar), else Spark's row path.
+    read_path = "columnar" if "ColumnarToRow" in plan else "row"
     cached.unpersist(blocking=True)
     spark.stop()
+
     cpu = task_cpu_seconds(event_log_dir)
-    task_cpu = {name: [cpu.get(f"{name}#{rep}", 0.0) for rep in range(len(times))]
-                for name, times in phases.items()}
+
+    def cpu_of(prefix, runs):
+        return {name: [cpu.get(f"{prefix}{name}#{rep}", 0.0) for rep in range(len(times))]
+                for name, times in runs.items()}
+
     return {
+        "table": args.table,
         "mode": args.mode,
         "iteration": args.iteration,
         "rows": args.rows,
         "partitions": args.partitions,
         "spark": version,
         "serializer": serializer,
-        "generate_s": generate_s,
         # 1-minute load average when the session ends: a busy machine shows here first.
         "loadavg_end": os.getloadavg()[0],
+        "read_path": read_path,
         "footprint_bytes": mem + disk,
         "disk_bytes": disk,
+        # Seconds of every run of every phase; "floors" has the same keys: for "build" the
+        # uncached compute of the same DataFrame, for a query the same query on the tiny cache.
         "phases": phases,
-        # Executor CPU seconds of each run of each phase (same shape as "phases").
-        "task_cpu": task_cpu,
+        "floors": floors,
+        # Executor CPU seconds of each run (same shapes as "phases" and "floors").
+        "task_cpu": cpu_of("", phases),
+        "floor_cpu": cpu_of("floor:", floors),
         "digests": digests,
+        "floor_digests": floor_digests,
     }
 
 
 def log(args, message):
-    print(f"  [{args.mode} #{args.iteration}] {message}", file=sys.stderr, flush=True)
+    print(f"  [{args.table} {args.mode} #{args.iteration}] {message}", file=sys.stderr, flush=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mode", required=True, choices=sorted(MODES))
+    parser.add_argument("--table", default="standard", choices=sorted(TABLES))
     parser.add_argument("--rows", type=int, required=True)
     parser.add_argument("--partitions", type=int, required=True)
-    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=3, help="runs of each query (first = warm-up)")
+    parser.add_argument("--build-floor-reps", type=int, default=2,
+                        help="runs of the uncached compute (first = warm-up)")
     parser.add_argument("--iteration", type=int, default=0)
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--jar", default=os.environ.get("TABLECACHE_JAR", ""))
     parser.add_argument("--jfr", help="directory for a JFR profile of the session")
-    parser.add_argument("--generate", action="store_true", help="also time generating the rows")
     args = parser.parse_args()
     print("RESULT " + json.dumps(run(args)), flush=True)
 
