@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -243,6 +244,11 @@ class GeneratedRowReaderTest {
 
   @Test
   void everyTypeMatchesTheProjectionAcrossBatchBoundariesAndEmptyBatches() {
+    // Spark 3.5's Arrow mapping has no calendar interval, so its caches of one use Spark's
+    // default serializer and never reach this reader; the other tests cover 3.5's types.
+    assumeTrue(
+        ArrowShapes.canCache(new StructType().add("c", DataTypes.CalendarIntervalType)),
+        "this Spark line caches calendar intervals with its default serializer");
     int[] columns = identity(ALL_TYPES.length);
     List<UnsafeRow> rows =
         assertSameAsProjection(
