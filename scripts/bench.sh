@@ -40,7 +40,7 @@ fi
 crit_args=()
 if [[ $criterion == 1 ]]; then
   echo "bench: native codec micro-benchmarks (cargo bench --bench codec)" >&2
-  (cd "$ROOT" && cargo bench -p tablecache --bench codec -- --warm-up-time 1 --measurement-time 3 >&2)
+  (cd "$ROOT" && cargo bench -p tablecache-format --bench codec -- --warm-up-time 1 --measurement-time 3 >&2)
   crit_args=(--criterion "$ROOT/target/criterion")
 fi
 

@@ -6,7 +6,7 @@
 # CARGO_TARGET_DIR, when set, is where cargo builds (and where the jars take the library from).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -p tablecache
+cargo build --release -p tablecache-jni
 native_dir="$(cd "${CARGO_TARGET_DIR:-target}/release" && pwd)"
 if [ -f jvm-shim/pom.xml ]; then
   for line in 4 3.5; do

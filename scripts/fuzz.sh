@@ -84,7 +84,7 @@ if [[ $sanitizer != address ]]; then
   export CARGO_TARGET_DIR=$PWD/native/fuzz/target-$sanitizer
 fi
 echo "building fuzz targets (cargo +nightly fuzz build, release + debug assertions, sanitizer $sanitizer)"
-(cd native && cargo +nightly fuzz build "${san[@]}")
+(cd native && cargo +nightly fuzz build --fuzz-dir fuzz "${san[@]}")
 
 limit=(-max_total_time="$seconds")
 [[ -n ${FUZZ_RUNS:-} ]] && limit=(-runs="$FUZZ_RUNS")
@@ -98,7 +98,7 @@ for target in "${targets[@]}"; do
   echo "== $target (${limit[*]}) log: $log"
   set +e
   # shellcheck disable=SC2086
-  (cd native && cargo +nightly fuzz run "${san[@]}" "$target" "fuzz/corpus/$target" -- \
+  (cd native && cargo +nightly fuzz run --fuzz-dir fuzz "${san[@]}" "$target" "fuzz/corpus/$target" -- \
     "${limit[@]}" -malloc_limit_mb="${FUZZ_MALLOC_LIMIT_MB:-512}" \
     -rss_limit_mb="${FUZZ_RSS_LIMIT_MB:-2048}" -timeout="${FUZZ_TIMEOUT:-10}" \
     -print_final_stats=1 ${FUZZ_ARGS:-}) >"$log" 2>&1

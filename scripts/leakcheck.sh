@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Leak check of the Rust test suite: every cargo test binary of the tablecache crate runs under
-# valgrind memcheck; a definite or indirect leak (or any memcheck error) fails the script.
+# Leak check of the Rust test suite: every cargo test binary of the tablecache-format crate runs
+# under valgrind memcheck; a definite or indirect leak (or any memcheck error) fails the script.
 #
 #   scripts/leakcheck.sh [test-binary-name-filter]
 #
-# The binaries are built with --no-default-features: the default build routes every allocation
-# through jemalloc (a #[global_allocator] with prefixed symbols), which valgrind cannot see; the
-# system allocator makes every Rust allocation visible. PROPTEST_CASES (default 16) bounds
+# The format crate uses the system allocator (jemalloc is the cdylib's, in tablecache-jni, whose
+# prefixed symbols valgrind could not see), so every Rust allocation is visible. PROPTEST_CASES (default 16) bounds
 # property tests that use proptest's default case count. The build shares the default target
 # dir with `cargo test` (same dependencies, so it is incremental); set CARGO_TARGET_DIR to
 # build elsewhere. Memcheck logs go to <target>/valgrind/.
@@ -18,9 +17,9 @@ filter=${1:-}
 export PROPTEST_CASES=${PROPTEST_CASES:-16}
 start=$(date +%s)
 
-echo "== building test binaries (cargo test --no-default-features --no-run)"
+echo "== building test binaries (cargo test -p tablecache-format --no-run)"
 mapfile -t binaries < <(
-  cargo test -p tablecache --no-default-features --no-run --message-format=json 2>/dev/null |
+  cargo test -p tablecache-format --no-run --message-format=json 2>/dev/null |
     grep '"profile":{[^}]*"test":true' |
     grep -o '"executable":"[^"]*"' | sed 's/"executable":"\(.*\)"/\1/' | sort -u
 )

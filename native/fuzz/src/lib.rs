@@ -1,7 +1,7 @@
 //! The checks behind the fuzz targets, shared with the regression test.
 //!
 //! Every fuzz target in `fuzz_targets/` is one call into this file, and
-//! `native/tests/fuzz_regressions.rs` compiles this same file (with `#[path]`) to replay crash
+//! `native/format/tests/fuzz_regressions.rs` compiles this same file (with `#[path]`) to replay crash
 //! inputs and the golden frames through exactly the same code. Each check feeds one input to the
 //! crate's public API, asserts the invariants that must hold for any input (a broken invariant is
 //! a panic, that is, a finding), and returns the outcome: `Ok(())` or the error's kind.
@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use arrow_array::RecordBatch;
 use arrow_schema::DataType;
-use tablecache::schema::{encode_schema, parse_schema, InternedSchema, SchemaCache};
-use tablecache::{
+use tablecache_format::schema::{encode_schema, parse_schema, InternedSchema, SchemaCache};
+use tablecache_format::{
     decode, detect, stats, write, ChecksumKind, Codec, Error, ErrorKind, Format, Frame,
     WriteOptions, DIRECTORY_ENTRY_LEN, HEADER_LEN, MAGIC,
 };
@@ -370,7 +370,7 @@ fn split_schemas(data: &[u8]) -> Vec<&[u8]> {
 /// The comparable result of one lookup: the schema and its canonical bytes, or the error.
 type Lookup = Result<(arrow_schema::Schema, Vec<u8>), (ErrorKind, String)>;
 
-fn lookup(result: &tablecache::Result<Arc<InternedSchema>>) -> Lookup {
+fn lookup(result: &tablecache_format::Result<Arc<InternedSchema>>) -> Lookup {
     match result {
         Ok(interned) => Ok((interned.schema.as_ref().clone(), interned.encoded.clone())),
         Err(e) => Err((checked(e), e.to_string())),

@@ -3,7 +3,7 @@
 
 mod common;
 
-use tablecache::{
+use tablecache_format::{
     decode, detect, write, ChecksumKind, Codec, Encoding, ErrorKind, Format, Frame, WriteOptions,
 };
 
@@ -391,8 +391,8 @@ fn invalid_decimal_precision_or_scale_is_corrupt() {
         DataType::Decimal256(77, 0),
     ] {
         let schema = Schema::new(vec![Field::new("d", data_type.clone(), true)]);
-        let err = tablecache::schema::parse_schema(
-            &tablecache::schema::encode_schema(&schema).expect("encode"),
+        let err = tablecache_format::schema::parse_schema(
+            &tablecache_format::schema::encode_schema(&schema).expect("encode"),
         )
         .expect_err("invalid decimal");
         assert_eq!(err.kind(), ErrorKind::CorruptFrame, "{data_type}: {err}");

@@ -91,7 +91,7 @@ pub(crate) fn needs_normalizing(data: &ArrayData) -> bool {
 }
 
 /// Returns `data` with every array starting at offset 0 (a copy only when needed).
-pub(crate) fn normalized(data: &ArrayData) -> Result<ArrayData> {
+pub fn normalized(data: &ArrayData) -> Result<ArrayData> {
     if !needs_normalizing(data) {
         return Ok(data.clone());
     }
@@ -103,7 +103,7 @@ pub(crate) fn normalized(data: &ArrayData) -> Result<ArrayData> {
 
 /// The nodes and buffer slices of one or more columns, borrowed from their arrays.
 #[derive(Debug, Default)]
-pub(crate) struct BodyParts<'a> {
+pub struct BodyParts<'a> {
     nodes: Vec<(u32, u32)>,
     buffers: Vec<&'a [u8]>,
     /// Element width of each buffer (1 for bitmaps and variable-length bytes).
@@ -112,7 +112,7 @@ pub(crate) struct BodyParts<'a> {
 
 impl<'a> BodyParts<'a> {
     /// Collects one column (its offsets must all be 0: see [`normalized`]).
-    pub(crate) fn collect(data: &'a ArrayData) -> Result<Self> {
+    pub fn collect(data: &'a ArrayData) -> Result<Self> {
         let mut parts = BodyParts::default();
         parts.push(data)?;
         Ok(parts)
@@ -169,12 +169,12 @@ impl<'a> BodyParts<'a> {
     }
 
     /// The nodes as `(length, null_count)`, in traversal order.
-    pub(crate) fn nodes(&self) -> &[(u32, u32)] {
+    pub fn nodes(&self) -> &[(u32, u32)] {
         &self.nodes
     }
 
     /// The buffer slices, in traversal order.
-    pub(crate) fn buffers(&self) -> &[&'a [u8]] {
+    pub fn buffers(&self) -> &[&'a [u8]] {
         &self.buffers
     }
 
@@ -352,7 +352,7 @@ fn buffer_widths(data_type: &DataType, widths: &mut Vec<usize>) -> Result<()> {
 
 /// Nodes and buffers to rebuild arrays from, consumed in traversal order.
 #[derive(Debug)]
-pub(crate) struct PartsReader {
+pub struct PartsReader {
     nodes: Vec<(usize, usize)>,
     buffers: Vec<Buffer>,
     next_node: usize,
@@ -362,7 +362,7 @@ pub(crate) struct PartsReader {
 
 impl PartsReader {
     /// Parts given directly (the JNI import path).
-    pub(crate) fn new(nodes: Vec<(usize, usize)>, buffers: Vec<Buffer>, what: String) -> Self {
+    pub fn new(nodes: Vec<(usize, usize)>, buffers: Vec<Buffer>, what: String) -> Self {
         PartsReader {
             nodes,
             buffers,
@@ -407,7 +407,7 @@ impl PartsReader {
     }
 
     /// Fails unless every node and buffer was consumed.
-    pub(crate) fn finish(&self) -> Result<()> {
+    pub fn finish(&self) -> Result<()> {
         if self.next_node != self.nodes.len() || self.next_buffer != self.buffers.len() {
             return Err(Error::SchemaMismatch(format!(
                 "{}: {} nodes and {} buffers present, the schema uses {} and {}",
@@ -437,7 +437,7 @@ impl PartsReader {
     }
 
     /// Rebuilds one array of `data_type`, fully validated by arrow-rs.
-    pub(crate) fn read_array(&mut self, data_type: &DataType) -> Result<ArrayData> {
+    pub fn read_array(&mut self, data_type: &DataType) -> Result<ArrayData> {
         let layout = layout(data_type).map_err(|_| {
             Error::SchemaMismatch(format!(
                 "{}: schema has unsupported type {data_type}",

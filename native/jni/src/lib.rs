@@ -1,10 +1,14 @@
-//! Thin JNI exports for `dev.tablecache.jni.NativeCodec` (see docs/ARCHITECTURE.md).
+//! libtablecache: the JNI exports for `dev.tablecache.jni.NativeCodec` (see
+//! docs/ARCHITECTURE.md), over the `tablecache-format` crate.
 //!
 //! No format logic lives here: each export converts Java arguments, calls the
 //! format core, and converts the result. Every export runs inside
 //! [`EnvUnowned::with_env`], which catches panics, and resolves through
 //! [`ThrowTableCacheException`], which turns an error or a panic into a
 //! `dev.tablecache.TableCacheException` unless an exception is already pending.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
 
 mod export;
 mod import;
@@ -16,12 +20,38 @@ use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JString, JThrowabl
 use jni::sys::{jint, jlong};
 use jni::{jni_sig, jni_str, Env, EnvUnowned};
 
-use crate::codec::Codec;
-use crate::encoding::Encoding;
-use crate::error::{Error, ErrorKind};
-use crate::frame::Format;
-use crate::schema::global_schema_cache;
-use crate::write::WriteOptions;
+use tablecache_format::schema::global_schema_cache;
+use tablecache_format::Codec;
+use tablecache_format::Encoding;
+use tablecache_format::Format;
+use tablecache_format::WriteOptions;
+use tablecache_format::{Error, ErrorKind};
+
+/// The library version; the JVM shim refuses a library whose version differs from its own.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[cfg(feature = "jemalloc")]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// Process-wide allocator counters `(allocated, resident)` in bytes, from jemalloc's statistics;
+/// `None` when the library is built without the `jemalloc` feature (the system allocator keeps no
+/// such counters). The JVM's leak and soak tests compare these before and after a workload.
+pub fn allocator_stats() -> Option<(u64, u64)> {
+    #[cfg(feature = "jemalloc")]
+    {
+        use tikv_jemalloc_ctl::{epoch, stats};
+        // jemalloc caches its statistics; advancing the epoch refreshes them.
+        epoch::advance().ok()?;
+        let allocated = stats::allocated::read().ok()?;
+        let resident = stats::resident::read().ok()?;
+        Some((allocated as u64, resident as u64))
+    }
+    #[cfg(not(feature = "jemalloc"))]
+    {
+        None
+    }
+}
 
 /// Highest format version this library writes (the capability probe's answer).
 const CAPABILITY: jint = 3;
@@ -151,7 +181,6 @@ fn serialize<'local>(
     request: WriteRequest,
 ) -> JniResult<JByteArray<'local>> {
     let options = request.options()?;
-    let format = request.format;
     if schema.is_null() {
         return Err(Error::InvalidArgument("schema is null".into()).into());
     }
@@ -165,10 +194,7 @@ fn serialize<'local>(
     // alive and unmodified until this call returns, and `frame` below owns its
     // bytes, so no borrowed buffer outlives the call.
     let batch = unsafe { import::import_batch(&interned.schema, row_count, &nodes, &buffers)? };
-    let frame = match format {
-        Format::Legacy => crate::legacy::write(&batch, options.codec)?,
-        _ => crate::write::write_frame(&batch, &interned.encoded, &options)?,
-    };
+    let frame = tablecache_format::write_interned(&batch, &interned, &options)?;
     Ok(env.byte_array_from_slice(&frame)?)
 }
 
@@ -204,7 +230,7 @@ macro_rules! serialize_export {
     };
 }
 
-const DEFAULT_LIMIT: jint = crate::stats::DEFAULT_STRING_BOUND_LIMIT as jint;
+const DEFAULT_LIMIT: jint = tablecache_format::stats::DEFAULT_STRING_BOUND_LIMIT as jint;
 const PLAIN: jint = 0; // legacy streams have no encodings
 
 serialize_export!(
@@ -241,7 +267,7 @@ serialize_export!(
 );
 
 /// JNI export `NativeCodec.serializeUnsafeRows`: writes one frame from Spark `UnsafeRow`s that
-/// the JVM copied, back to back, into off-heap memory (`crate::unsafe_row`). Row `i` is
+/// the JVM copied, back to back, into off-heap memory (`tablecache_format::unsafe_row`). Row `i` is
 /// `rows[starts[i]..starts[i + 1]]`; `starts` holds `row_count + 1` longs. `format` is the
 /// capability number of the format to write: 3 = V3, 2 = V2 (always with stats), 1 = legacy.
 #[unsafe(no_mangle)]
@@ -301,18 +327,16 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serializeUnsafeRows<'
                     borrowed_longs(starts_address, row_count + 1, "row starts")?,
                 )
             };
-            let batch = crate::unsafe_row::to_record_batch(&interned.schema, rows, starts)?;
-            let frame = match format {
-                Format::Legacy => crate::legacy::write(&batch, options.codec)?,
-                _ => crate::write::write_frame(&batch, &interned.encoded, &options)?,
-            };
+            let batch =
+                tablecache_format::unsafe_row::to_record_batch(&interned.schema, rows, starts)?;
+            let frame = tablecache_format::write_interned(&batch, &interned, &options)?;
             Ok(env.byte_array_from_slice(&frame)?)
         })
         .resolve::<ThrowTableCacheException>()
 }
 
 /// JNI export `NativeCodec.unsafeRowsSupported`: whether `serializeUnsafeRows` reads every field
-/// of this schema (`crate::unsafe_row::supports`), so the JVM asks instead of keeping a copy of
+/// of this schema (`tablecache_format::unsafe_row::supports`), so the JVM asks instead of keeping a copy of
 /// the type list.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_unsafeRowsSupported<'local>(
@@ -327,7 +351,7 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_unsafeRowsSupported<'
             }
             let schema_bytes = env.convert_byte_array(&schema)?;
             let interned = global_schema_cache().get_or_parse(&schema_bytes)?;
-            Ok(crate::unsafe_row::supports(&interned.schema))
+            Ok(tablecache_format::unsafe_row::supports(&interned.schema))
         })
         .resolve::<ThrowTableCacheException>()
 }
@@ -393,7 +417,7 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_deserializeProjected<
                 // section ends when `critical` drops at the end of this block and
                 // no JNI function is called while it is held.
                 let critical = unsafe { CriticalBytes::new(env, &frame)? };
-                crate::read::decode(critical.as_slice(), projection.as_deref())?
+                tablecache_format::decode(critical.as_slice(), projection.as_deref())?
             };
             let exported = export::export_batch(&batch)?;
             let result = (|| -> JniResult<JLongArray<'local>> {

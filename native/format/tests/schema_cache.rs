@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema};
-use tablecache::schema::{encode_schema, SchemaCache};
+use tablecache_format::schema::{encode_schema, SchemaCache};
 
 fn schema_bytes(i: usize) -> Vec<u8> {
     encode_schema(&Schema::new(vec![

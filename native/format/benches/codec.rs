@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use arrow_array::Array;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use tablecache::{decode, write, Codec, Encoding, Format, WriteOptions};
+use tablecache_format::{decode, write, Codec, Encoding, Format, WriteOptions};
 
 const ROWS: usize = 10_000;
 

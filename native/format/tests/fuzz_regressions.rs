@@ -4,7 +4,7 @@
 //! (`native/fuzz/src/lib.rs`, compiled here as a module). Any panic fails the test, including one
 //! that the crate catches internally: the fuzzers treat those as findings too.
 
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 mod harness;
 
 use std::cell::Cell;
@@ -94,7 +94,7 @@ fn prefixed(prefix: &[u8], frame: &[u8]) -> Vec<u8> {
 /// The golden frames, turned into every target's input the way `scripts/fuzz.sh` seeds them.
 #[test]
 fn golden_frames_pass_every_target() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../golden");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../golden");
     let goldens = files(&dir, "bin");
     assert!(goldens.len() >= 10, "golden frames missing");
     for path in goldens {

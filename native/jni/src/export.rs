@@ -10,8 +10,8 @@ use arrow_schema::DataType;
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
 
-use crate::body::{normalized, BodyParts};
-use crate::error::{Error, Result};
+use tablecache_format::body::{normalized, BodyParts};
+use tablecache_format::{Error, Result};
 
 struct LiveColumn {
     _data: ArrayData,

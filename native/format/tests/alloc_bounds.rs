@@ -4,13 +4,10 @@
 //! IPC buffers) fail quickly with an error, and the peak heap allocation while reading each stays
 //! far below what the field claims.
 //!
-//! The peak is measured per thread, each case on a fresh thread:
-//! * without the `jemalloc` feature (`cargo test --no-default-features`), this binary installs a
-//!   counting `#[global_allocator]` over the system allocator that tracks the bytes live on the
-//!   current thread, their peak and the largest single request;
-//! * with it (the default), the library's jemalloc is the global allocator and cannot be wrapped;
-//!   the peak is jemalloc's own per-thread counter (`thread.peak.read`, refreshed every 64 KiB
-//!   of allocation, so small allocations may read as 0; a large one is always seen).
+//! The peak is measured per thread, each case on a fresh thread: this binary installs a counting
+//! `#[global_allocator]` over the system allocator (the format crate has no allocator of its
+//! own; jemalloc belongs to the JNI library) that tracks the bytes live on the current thread,
+//! their peak and the largest single request.
 
 mod common;
 
@@ -18,14 +15,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arrow_array::{ArrayRef, Int64Array, NullArray, StringArray};
-use tablecache::{decode, write, ChecksumKind, Codec, ErrorKind, Format, WriteOptions};
+use tablecache_format::{decode, write, ChecksumKind, Codec, ErrorKind, Format, WriteOptions};
 
 /// The most a single case may allocate at its peak.
 const PEAK_LIMIT: usize = 64 << 20;
 /// The most a single case may take (a debug build on a loaded machine).
 const TIME_LIMIT: Duration = Duration::from_secs(5);
 
-#[cfg(not(feature = "jemalloc"))]
 mod meter {
     use std::alloc::{GlobalAlloc, Layout, System};
     use std::cell::Cell;
@@ -89,18 +85,6 @@ mod meter {
     pub fn thread_peak() -> usize {
         let peak = PEAK.with(Cell::get).max(0) as usize;
         peak.max(LARGEST.with(Cell::get))
-    }
-}
-
-#[cfg(feature = "jemalloc")]
-mod meter {
-    pub const HOW: &str = "jemalloc thread.peak";
-
-    /// jemalloc's peak of (allocated - deallocated) bytes of this thread since it started.
-    pub fn thread_peak() -> usize {
-        // SAFETY: `thread.peak.read` is a read-only u64 control of jemalloc ≥ 5.3.
-        unsafe { tikv_jemalloc_ctl::raw::read::<u64>(b"thread.peak.read\0") }
-            .expect("jemalloc thread.peak.read") as usize
     }
 }
 
@@ -177,7 +161,7 @@ fn layout(b: &[u8]) -> (usize, usize, usize) {
 /// Recomputes the metadata checksum after an edit, so the reader gets past it (a frame with
 /// checksums whose metadata still fits the bytes; anything else stays as is).
 fn reseal(b: &mut [u8]) {
-    if b[..4] != tablecache::MAGIC || b[5] & 0x06 == 0 {
+    if b[..4] != tablecache_format::MAGIC || b[5] & 0x06 == 0 {
         return;
     }
     let (_, _, payload_start) = layout(b);

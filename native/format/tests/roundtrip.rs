@@ -9,7 +9,7 @@ use arrow_array::builder::{Int32Builder, ListBuilder};
 use arrow_array::*;
 use arrow_schema::{DataType, Field, Fields};
 use proptest::prelude::*;
-use tablecache::{decode, write, Codec, Encoding, Format, WriteOptions};
+use tablecache_format::{decode, write, Codec, Encoding, Format, WriteOptions};
 
 /// A tiny deterministic generator so a proptest seed fully describes a batch.
 struct Rng(u64);
@@ -240,7 +240,7 @@ fn formats_mix_and_are_detected() {
             },
         )
         .expect("write");
-        assert_eq!(tablecache::detect(&bytes).expect("detect"), expected);
+        assert_eq!(tablecache_format::detect(&bytes).expect("detect"), expected);
     }
 }
 

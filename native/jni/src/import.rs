@@ -8,8 +8,8 @@ use arrow_array::{make_array, RecordBatch, RecordBatchOptions};
 use arrow_buffer::Buffer;
 use arrow_schema::SchemaRef;
 
-use crate::body::PartsReader;
-use crate::error::{Error, Result};
+use tablecache_format::body::PartsReader;
+use tablecache_format::{Error, Result};
 
 fn non_negative(v: i64, what: &str) -> Result<usize> {
     usize::try_from(v).map_err(|_| Error::InvalidArgument(format!("negative {what} {v}")))

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::frame::{
     ChecksumKind, Format, DIRECTORY_ENTRY_LEN, FLAG_ENCODED, FLAG_STATS, HEADER_LEN, MAGIC,
 };
-use crate::schema::encode_schema;
+use crate::schema::{encode_schema, InternedSchema};
 use crate::stats::{self, ColumnStats, DEFAULT_STRING_BOUND_LIMIT};
 
 /// How to write a batch.
@@ -51,6 +51,19 @@ pub fn write(batch: &RecordBatch, options: &WriteOptions) -> Result<Vec<u8>> {
         return crate::legacy::write(batch, options.codec);
     }
     write_frame(batch, &encode_schema(batch.schema_ref())?, options)
+}
+
+/// Writes `batch` in the requested format, embedding the already encoded schema of an
+/// interned `schema` (the JNI path: the schema cache has encoded it once per schema).
+pub fn write_interned(
+    batch: &RecordBatch,
+    schema: &InternedSchema,
+    options: &WriteOptions,
+) -> Result<Vec<u8>> {
+    if options.format == Format::Legacy {
+        return crate::legacy::write(batch, options.codec);
+    }
+    write_frame(batch, &schema.encoded, options)
 }
 
 /// Writes a V2/V3 frame embedding `schema_bytes` (the canonical encoding of

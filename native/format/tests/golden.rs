@@ -11,8 +11,8 @@ use arrow_array::types::*;
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
 use serde_json::{json, Value};
-use tablecache::stats::Bound;
-use tablecache::{
+use tablecache_format::stats::Bound;
+use tablecache_format::{
     decode, detect, write, ChecksumKind, Codec, Encoding, Format, Frame, WriteOptions,
 };
 
@@ -76,7 +76,7 @@ fn fixtures() -> Vec<Fixture> {
 }
 
 fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../golden")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../golden")
 }
 
 fn float_json(v: f64) -> Value {

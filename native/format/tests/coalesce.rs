@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch};
-use tablecache::coalesce::{CoalesceTarget, Coalescer};
+use tablecache_format::coalesce::{CoalesceTarget, Coalescer};
 
 fn numbered(start: i64, n: i64) -> RecordBatch {
     common::batch(vec![(

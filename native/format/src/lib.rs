@@ -1,0 +1,39 @@
+//! tablecache-format: the cached-batch format of tablecache, Spark's native in-memory
+//! table-cache serializer.
+//!
+//! A cached batch is one of three formats (see `docs/FORMAT.md`):
+//! * **V3**: per-column payloads behind an offset directory, so a query reading
+//!   one column decodes one column; optional partition stats.
+//! * **V2**: stats plus one whole-batch payload, decoded eagerly.
+//! * **Legacy**: a plain Arrow IPC stream.
+//!
+//! This crate is the format core ([`write()`], [`detect`], [`Frame::parse`], [`decode`]): no
+//! JNI and no unsafe code. The `tablecache-jni` crate (the `libtablecache` cdylib) is a thin
+//! layer of exports over it for the JVM shim.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod body;
+pub mod coalesce;
+mod codec;
+mod cursor;
+mod encoding;
+mod error;
+mod frame;
+mod legacy;
+mod read;
+pub mod schema;
+pub mod stats;
+pub mod unsafe_row;
+mod write;
+
+pub use codec::{Codec, StoredCodec};
+pub use encoding::Encoding;
+pub use error::{Error, ErrorKind, Result};
+pub use frame::{
+    detect, ChecksumKind, DirectoryEntry, Format, Frame, DIRECTORY_ENTRY_LEN, HEADER_LEN,
+    IPC_CONTINUATION, MAGIC,
+};
+pub use read::decode;
+pub use write::{write, write_interned, WriteOptions};
