@@ -136,6 +136,23 @@ pub struct Frame<'a> {
     bytes: &'a [u8],
 }
 
+/// Where the metadata of a V3 frame ends (header, schema, stats and directory), from its first
+/// [`HEADER_LEN`] bytes; `None` for anything else (V2, legacy, or a header too short to say),
+/// whose readers need every byte. Nothing is checked here: [`Frame::parse`] does that.
+pub(crate) fn v3_metadata_end(header: &[u8]) -> Option<usize> {
+    if header.len() < HEADER_LEN || header[..4] != MAGIC || header[4] != 3 {
+        return None;
+    }
+    let mut cur = Cursor::at(header, 12);
+    let column_count = cur.u32("column count").ok()? as usize;
+    let schema_len = cur.u32("schema length").ok()? as usize;
+    let stats_len = cur.u32("stats length").ok()? as usize;
+    HEADER_LEN
+        .checked_add(schema_len)?
+        .checked_add(stats_len)?
+        .checked_add(column_count.checked_mul(DIRECTORY_ENTRY_LEN)?)
+}
+
 impl<'a> Frame<'a> {
     /// Parses and checks header, schema, stats and directory (V2 and V3 only).
     pub fn parse(bytes: &'a [u8]) -> Result<Frame<'a>> {

@@ -35,5 +35,5 @@ pub use frame::{
     detect, ChecksumKind, DirectoryEntry, Format, Frame, DIRECTORY_ENTRY_LEN, HEADER_LEN,
     IPC_CONTINUATION, MAGIC,
 };
-pub use read::decode;
+pub use read::{decode, decode_fetched};
 pub use write::{write, write_interned, WriteOptions};

@@ -63,6 +63,55 @@ pub fn decode(bytes: &[u8], projection: Option<&[usize]>) -> Result<RecordBatch>
     }
 }
 
+/// [`decode`] for bytes the caller cannot lend for the whole decode (the JNI layer: a Java
+/// `byte[]` may be pinned only briefly). `read(offset, dst)` copies `dst.len()` bytes of the
+/// cached batch, which is `len` bytes long, starting at `offset`. Of a V3 frame only the
+/// metadata and the projected payloads are copied; the result and every error are exactly those
+/// of [`decode`] over the whole bytes, since that reads nothing else.
+pub fn decode_fetched<F>(
+    len: usize,
+    mut read: F,
+    projection: Option<&[usize]>,
+) -> Result<RecordBatch>
+where
+    F: FnMut(usize, &mut [u8]) -> Result<()>,
+{
+    let mut header = [0u8; crate::frame::HEADER_LEN];
+    let header = &mut header[..len.min(crate::frame::HEADER_LEN)];
+    read(0, header)?;
+    let metadata_end = match crate::frame::v3_metadata_end(header) {
+        Some(end) if end <= len => end,
+        _ => {
+            let mut whole = vec![0u8; len];
+            read(0, &mut whole)?;
+            return decode(&whole, projection);
+        }
+    };
+    // Zeroed, so payloads that are not projected cost no copy; the decoder never reads them.
+    let mut bytes = vec![0u8; len];
+    bytes[..header.len()].copy_from_slice(header);
+    read(header.len(), &mut bytes[header.len()..metadata_end])?;
+    let ranges = {
+        let frame = Frame::parse(&bytes)?;
+        let count = frame.column_count as usize;
+        check_projection(projection, count)?;
+        let range = |i: usize| {
+            frame.directory.get(i).map(|e| {
+                let start = frame.payload_start + e.offset as usize;
+                start..start + e.stored_len as usize
+            })
+        };
+        match projection {
+            Some(p) => p.iter().filter_map(|&i| range(i)).collect::<Vec<_>>(),
+            None => (0..count).filter_map(range).collect(),
+        }
+    };
+    for r in ranges {
+        read(r.start, &mut bytes[r])?;
+    }
+    decode(&bytes, projection)
+}
+
 fn check_projection(projection: Option<&[usize]>, count: usize) -> Result<()> {
     match projection.and_then(|p| p.iter().find(|&&i| i >= count)) {
         Some(&index) => Err(Error::ColumnOutOfRange { index, count }),

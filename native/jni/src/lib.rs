@@ -124,13 +124,61 @@ impl<T: Default> ErrorPolicy<T, JniError> for ThrowTableCacheException {
             .unwrap_or_else(|| "non-string panic payload".to_string());
         // The payload may itself panic on drop; leak it rather than unwind here.
         std::mem::forget(payload);
+        let at = PANIC_LOCATION
+            .try_with(|l| l.borrow_mut().take())
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| "an unknown location".to_string());
         throw(
             env,
             ErrorKind::Internal,
-            &format!("panic in tablecache native code: {message}"),
+            &format!("panic in tablecache native code at {at}: {message}"),
         )?;
         Ok(T::default())
     }
+}
+
+thread_local! {
+    /// Where the last panic on this thread happened, for the exception that reports it.
+    static PANIC_LOCATION: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Records each panic's location for [`ThrowTableCacheException`] instead of printing it: a
+/// panic in an export becomes a Java exception that says where it happened. This library links
+/// its own copy of std, so the hook sees only this library's panics.
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let at = info
+                .location()
+                .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+            let _ = PANIC_LOCATION.try_with(|p| *p.borrow_mut() = at);
+        }));
+    });
+}
+
+/// Called by the JVM when it loads the library.
+#[unsafe(no_mangle)]
+pub extern "system" fn JNI_OnLoad(
+    _vm: *mut jni::sys::JavaVM,
+    _reserved: *mut std::ffi::c_void,
+) -> jint {
+    install_panic_hook();
+    jni::sys::JNI_VERSION_1_8
+}
+
+/// JNI export `NativeCodec.panicForTest`: panics, so tests can check that a panic reaches Java
+/// as an INTERNAL `TableCacheException` naming its file and line. It reads nothing and has no
+/// other effect.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_panicForTest<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) {
+    unowned
+        .with_env(|_env| -> JniResult<()> { panic!("deliberate panic (NativeCodec.panicForTest)") })
+        .resolve::<ThrowTableCacheException>()
 }
 
 fn read_longs(env: &Env<'_>, array: &JLongArray<'_>, what: &str) -> JniResult<Vec<i64>> {
@@ -142,9 +190,11 @@ fn read_longs(env: &Env<'_>, array: &JLongArray<'_>, what: &str) -> JniResult<Ve
     Ok(out)
 }
 
-/// The write settings of one serialize export, as Java passed them.
+/// The write request of both serialize exports, as Java passed it: `format` is the capability
+/// number of the format to write (3 = V3, 2 = V2, which always has stats, 1 = legacy, which has
+/// neither stats nor encodings).
 struct WriteRequest {
-    format: Format,
+    format: jint,
     stats: bool,
     codec: jint,
     encoding: jint,
@@ -154,122 +204,95 @@ struct WriteRequest {
 impl WriteRequest {
     /// The format core's options, with every Java value checked.
     fn options(&self) -> JniResult<WriteOptions> {
+        let format = match self.format {
+            3 => Format::V3,
+            2 => Format::V2,
+            1 => Format::Legacy,
+            other => return Err(Error::InvalidArgument(format!("unknown format {other}")).into()),
+        };
         let string_bound_limit = usize::try_from(self.string_bound_limit).map_err(|_| {
             Error::InvalidArgument(format!(
                 "negative string bound limit {}",
                 self.string_bound_limit
             ))
         })?;
+        let legacy = format == Format::Legacy;
         Ok(WriteOptions {
-            format: self.format,
-            stats: self.stats,
+            format,
+            stats: !legacy && (self.stats || format == Format::V2),
             codec: Codec::from_id(self.codec)?,
-            encoding: Encoding::from_id(self.encoding)?,
+            encoding: if legacy {
+                Encoding::Plain
+            } else {
+                Encoding::from_id(self.encoding)?
+            },
             string_bound_limit,
             ..WriteOptions::default()
         })
     }
 }
 
-/// Shared body of the four serialize exports.
-fn serialize<'local>(
-    env: &mut Env<'local>,
-    schema: &JByteArray<'local>,
-    row_count: jint,
-    nodes: &JLongArray<'local>,
-    buffers: &JLongArray<'local>,
-    request: WriteRequest,
-) -> JniResult<JByteArray<'local>> {
-    let options = request.options()?;
+fn interned_schema(
+    env: &Env<'_>,
+    schema: &JByteArray<'_>,
+) -> JniResult<std::sync::Arc<tablecache_format::schema::InternedSchema>> {
     if schema.is_null() {
         return Err(Error::InvalidArgument("schema is null".into()).into());
     }
-    let row_count = usize::try_from(row_count)
-        .map_err(|_| Error::InvalidArgument(format!("negative row count {row_count}")))?;
     let schema_bytes = env.convert_byte_array(schema)?;
-    let nodes = read_longs(env, nodes, "nodes")?;
-    let buffers = read_longs(env, buffers, "buffers")?;
-    let interned = global_schema_cache().get_or_parse(&schema_bytes)?;
-    // SAFETY: the Java caller (BatchExporter) keeps every buffer it described
-    // alive and unmodified until this call returns, and `frame` below owns its
-    // bytes, so no borrowed buffer outlives the call.
-    let batch = unsafe { import::import_batch(&interned.schema, row_count, &nodes, &buffers)? };
-    let frame = tablecache_format::write_interned(&batch, &interned, &options)?;
-    Ok(env.byte_array_from_slice(&frame)?)
+    Ok(global_schema_cache().get_or_parse(&schema_bytes)?)
 }
 
-macro_rules! serialize_export {
-    // One export; `$encoding` and `$limit` are either parameters of its Java signature or
-    // the values used when the signature has none.
-    ($name:ident, $format:expr, $stats:expr, ($($param:ident),*), $encoding:expr, $limit:expr) => {
-        #[doc = concat!("JNI export `NativeCodec.", stringify!($name), "`.")]
-        #[unsafe(no_mangle)]
-        pub extern "system" fn $name<'local>(
-            mut unowned: EnvUnowned<'local>,
-            _class: JClass<'local>,
-            schema: JByteArray<'local>,
-            row_count: jint,
-            nodes: JLongArray<'local>,
-            buffers: JLongArray<'local>,
-            codec: jint,
-            $($param: jint),*
-        ) -> JByteArray<'local> {
-            unowned
-                .with_env(|env| {
-                    let request = WriteRequest {
-                        format: $format,
-                        stats: $stats,
-                        codec,
-                        encoding: $encoding,
-                        string_bound_limit: $limit,
-                    };
-                    serialize(env, &schema, row_count, &nodes, &buffers, request)
-                })
-                .resolve::<ThrowTableCacheException>()
-        }
-    };
+fn row_count(row_count: jint) -> JniResult<usize> {
+    Ok(usize::try_from(row_count)
+        .map_err(|_| Error::InvalidArgument(format!("negative row count {row_count}")))?)
 }
 
-const DEFAULT_LIMIT: jint = tablecache_format::stats::DEFAULT_STRING_BOUND_LIMIT as jint;
-const PLAIN: jint = 0; // legacy streams have no encodings
-
-serialize_export!(
-    Java_dev_tablecache_jni_NativeCodec_serialize,
-    Format::Legacy,
-    false,
-    (),
-    PLAIN,
-    DEFAULT_LIMIT
-);
-serialize_export!(
-    Java_dev_tablecache_jni_NativeCodec_serializeWithStats,
-    Format::V2,
-    true,
-    (encoding, string_bound_limit),
-    encoding,
-    string_bound_limit
-);
-serialize_export!(
-    Java_dev_tablecache_jni_NativeCodec_serializeV3,
-    Format::V3,
-    false,
-    (encoding),
-    encoding,
-    DEFAULT_LIMIT
-);
-serialize_export!(
-    Java_dev_tablecache_jni_NativeCodec_serializeWithStatsV3,
-    Format::V3,
-    true,
-    (encoding, string_bound_limit),
-    encoding,
-    string_bound_limit
-);
+/// JNI export `NativeCodec.serialize`: writes one cached batch from Arrow buffers that live in
+/// the JVM, described by address (`BatchExporter`), in the format of the write request.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)] // the JNI signature; WriteRequest groups them at once
+pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serialize<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    schema: JByteArray<'local>,
+    row_count_arg: jint,
+    nodes: JLongArray<'local>,
+    buffers: JLongArray<'local>,
+    format: jint,
+    stats: jni::sys::jboolean,
+    codec: jint,
+    encoding: jint,
+    string_bound_limit: jint,
+) -> JByteArray<'local> {
+    unowned
+        .with_env(|env| -> JniResult<JByteArray<'local>> {
+            let options = WriteRequest {
+                format,
+                stats,
+                codec,
+                encoding,
+                string_bound_limit,
+            }
+            .options()?;
+            let rows = row_count(row_count_arg)?;
+            let interned = interned_schema(env, &schema)?;
+            let nodes = read_longs(env, &nodes, "nodes")?;
+            let buffers = read_longs(env, &buffers, "buffers")?;
+            // SAFETY: the Java caller (BatchExporter) keeps every buffer it described alive and
+            // unmodified until this call returns, and `frame` below owns its bytes, so no
+            // borrowed buffer outlives the call.
+            let batch = unsafe { import::import_batch(&interned.schema, rows, &nodes, &buffers)? };
+            let frame = tablecache_format::write_interned(&batch, &interned, &options)?;
+            Ok(env.byte_array_from_slice(&frame)?)
+        })
+        .resolve::<ThrowTableCacheException>()
+}
 
 /// JNI export `NativeCodec.serializeUnsafeRows`: writes one frame from Spark `UnsafeRow`s that
-/// the JVM copied, back to back, into off-heap memory (`tablecache_format::unsafe_row`). Row `i` is
-/// `rows[starts[i]..starts[i + 1]]`; `starts` holds `row_count + 1` longs. `format` is the
-/// capability number of the format to write: 3 = V3, 2 = V2 (always with stats), 1 = legacy.
+/// the JVM copied, back to back, into off-heap memory (`tablecache_format::unsafe_row`). Row `i`
+/// is `rows[starts[i]..starts[i + 1]]`; `starts` holds `row_count + 1` longs. The write request
+/// is that of `serialize`.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)] // the JNI signature; WriteRequest groups them at once
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serializeUnsafeRows<'local>(
@@ -279,7 +302,7 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serializeUnsafeRows<'
     rows_address: jlong,
     rows_length: jlong,
     starts_address: jlong,
-    row_count: jint,
+    row_count_arg: jint,
     format: jint,
     stats: jni::sys::jboolean,
     codec: jint,
@@ -288,47 +311,33 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serializeUnsafeRows<'
 ) -> JByteArray<'local> {
     unowned
         .with_env(|env| -> JniResult<JByteArray<'local>> {
-            let format = match format {
-                3 => Format::V3,
-                2 => Format::V2,
-                1 => Format::Legacy,
-                other => {
-                    return Err(Error::InvalidArgument(format!("unknown format {other}")).into())
-                }
-            };
-            let request = WriteRequest {
-                stats: stats || format == Format::V2,
+            let options = WriteRequest {
                 format,
+                stats,
                 codec,
-                encoding: if format == Format::Legacy {
-                    PLAIN
-                } else {
-                    encoding
-                },
+                encoding,
                 string_bound_limit,
-            };
-            let options = request.options()?;
-            if schema.is_null() {
-                return Err(Error::InvalidArgument("schema is null".into()).into());
             }
-            let row_count = usize::try_from(row_count)
-                .map_err(|_| Error::InvalidArgument(format!("negative row count {row_count}")))?;
+            .options()?;
+            let rows = row_count(row_count_arg)?;
             let rows_length = usize::try_from(rows_length).map_err(|_| {
                 Error::InvalidArgument(format!("negative rows length {rows_length}"))
             })?;
-            let schema_bytes = env.convert_byte_array(&schema)?;
-            let interned = global_schema_cache().get_or_parse(&schema_bytes)?;
+            let interned = interned_schema(env, &schema)?;
             // SAFETY: the Java caller (UnsafeRowBuffer) keeps both off-heap regions allocated and
             // unmodified until this call returns, and nothing borrowed from them outlives the
             // call: the batch below copies every value into buffers it owns.
-            let (rows, starts) = unsafe {
+            let (row_bytes, starts) = unsafe {
                 (
                     borrowed_bytes(rows_address, rows_length, "rows")?,
-                    borrowed_longs(starts_address, row_count + 1, "row starts")?,
+                    borrowed_longs(starts_address, rows + 1, "row starts")?,
                 )
             };
-            let batch =
-                tablecache_format::unsafe_row::to_record_batch(&interned.schema, rows, starts)?;
+            let batch = tablecache_format::unsafe_row::to_record_batch(
+                &interned.schema,
+                row_bytes,
+                starts,
+            )?;
             let frame = tablecache_format::write_interned(&batch, &interned, &options)?;
             Ok(env.byte_array_from_slice(&frame)?)
         })
@@ -346,11 +355,7 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_unsafeRowsSupported<'
 ) -> jni::sys::jboolean {
     unowned
         .with_env(|env| -> JniResult<jni::sys::jboolean> {
-            if schema.is_null() {
-                return Err(Error::InvalidArgument("schema is null".into()).into());
-            }
-            let schema_bytes = env.convert_byte_array(&schema)?;
-            let interned = global_schema_cache().get_or_parse(&schema_bytes)?;
+            let interned = interned_schema(env, &schema)?;
             Ok(tablecache_format::unsafe_row::supports(&interned.schema))
         })
         .resolve::<ThrowTableCacheException>()
@@ -412,13 +417,14 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_deserializeProjected<
                         .collect::<Result<Vec<usize>, Error>>()?,
                 )
             };
-            let batch = {
-                // SAFETY: `frame` is a live byte[] local reference; the critical
-                // section ends when `critical` drops at the end of this block and
-                // no JNI function is called while it is held.
-                let critical = unsafe { CriticalBytes::new(env, &frame)? };
-                tablecache_format::decode(critical.as_slice(), projection.as_deref())?
-            };
+            // Copied out with GetByteArrayRegion, only what the projection reads, so decompression
+            // and the schema cache's lock never run while a Java array is pinned.
+            let len = frame.len(env)?;
+            let batch = tablecache_format::decode_fetched(
+                len,
+                |offset, dst| copy_region(env, &frame, offset, dst),
+                projection.as_deref(),
+            )?;
             let exported = export::export_batch(&batch)?;
             let result = (|| -> JniResult<JLongArray<'local>> {
                 let array = env.new_long_array(exported.descriptor.len())?;
@@ -433,60 +439,24 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_deserializeProjected<
         .resolve::<ThrowTableCacheException>()
 }
 
-/// A `byte[]` pinned with `GetPrimitiveArrayCritical`, released on drop.
-///
-/// jni-rs's own critical guard checks for exceptions inside the critical
-/// section, which `-Xcheck:jni` reports; this guard makes exactly the two calls.
-struct CriticalBytes {
-    env: *mut jni::sys::JNIEnv,
-    array: jni::sys::jarray,
-    ptr: NonNull<u8>,
-    len: usize,
-}
-
-impl CriticalBytes {
-    /// # Safety
-    /// `array` must stay a valid local reference while the guard lives, and the
-    /// caller must make no JNI call until the guard is dropped.
-    unsafe fn new(env: &Env<'_>, array: &JByteArray<'_>) -> JniResult<Self> {
-        let len = array.len(env)?;
-        let raw = env.get_raw();
-        // SAFETY: `raw` is the current thread's JNIEnv; GetPrimitiveArrayCritical
-        // exists since JNI 1.2 and `array` is a valid byte[] reference.
-        let ptr = unsafe {
-            ((**raw).v1_2.GetPrimitiveArrayCritical)(raw, array.as_raw(), std::ptr::null_mut())
-        };
-        let ptr = NonNull::new(ptr as *mut u8).ok_or_else(|| {
-            Error::Internal("GetPrimitiveArrayCritical returned null (out of memory)".into())
-        })?;
-        Ok(CriticalBytes {
-            env: raw,
-            array: array.as_raw(),
-            ptr,
-            len,
-        })
+/// Copies `dst.len()` bytes of `array` from `offset` (GetByteArrayRegion).
+fn copy_region(
+    env: &Env<'_>,
+    array: &JByteArray<'_>,
+    offset: usize,
+    dst: &mut [u8],
+) -> Result<(), Error> {
+    if dst.is_empty() {
+        return Ok(());
     }
-
-    fn as_slice(&self) -> &[u8] {
-        // SAFETY: the JVM pinned `len` bytes at `ptr` until release; jbyte and
-        // u8 share size and alignment.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl Drop for CriticalBytes {
-    fn drop(&mut self) {
-        // SAFETY: releases exactly the pointer obtained in `new`, on the same
-        // thread and array; JNI_ABORT because the bytes were only read.
-        unsafe {
-            ((**self.env).v1_2.ReleasePrimitiveArrayCritical)(
-                self.env,
-                self.array,
-                self.ptr.as_ptr() as *mut std::ffi::c_void,
-                jni::sys::JNI_ABORT,
-            )
-        }
-    }
+    let start = jni::sys::jsize::try_from(offset)
+        .map_err(|_| Error::Internal(format!("offset {offset} past a Java array")))?;
+    // SAFETY: jbyte (i8) and u8 have the same size and alignment, and `dst` is exclusively
+    // borrowed for the whole call.
+    let dst = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<i8>(), dst.len()) };
+    array
+        .get_region(env, start, dst)
+        .map_err(|e| Error::Internal(format!("copying the frame out of the Java array: {e}")))
 }
 
 /// JNI export `NativeCodec.release`: frees one decoded column.

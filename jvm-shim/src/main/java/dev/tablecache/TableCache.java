@@ -59,20 +59,28 @@ public final class TableCache {
     WriteOptions o = options == null ? WriteOptions.defaults() : options;
     CacheFormat format = formatFor(o);
     try (BatchExporter.Exported e = BatchExporter.export(batch)) {
-      int codec = o.codec().id();
-      int encoding = o.encoding().id();
-      switch (format) {
-        case V3:
-          return o.stats()
-              ? NativeCodec.serializeWithStatsV3(
-                  e.schema, e.rowCount, e.nodes, e.buffers, codec, encoding, o.stringBoundLimit())
-              : NativeCodec.serializeV3(e.schema, e.rowCount, e.nodes, e.buffers, codec, encoding);
-        case V2:
-          return NativeCodec.serializeWithStats(
-              e.schema, e.rowCount, e.nodes, e.buffers, codec, encoding, o.stringBoundLimit());
-        default:
-          return NativeCodec.serialize(e.schema, e.rowCount, e.nodes, e.buffers, codec);
-      }
+      return NativeCodec.serialize(
+          e.schema,
+          e.rowCount,
+          e.nodes,
+          e.buffers,
+          nativeFormat(format),
+          o.stats(),
+          o.codec().id(),
+          o.encoding().id(),
+          o.stringBoundLimit());
+    }
+  }
+
+  /** The format number of the native write request (NativeCodec.serialize). */
+  private static int nativeFormat(CacheFormat format) {
+    switch (format) {
+      case V3:
+        return 3;
+      case V2:
+        return 2;
+      default:
+        return 1;
     }
   }
 
@@ -108,14 +116,13 @@ public final class TableCache {
       WriteOptions options) {
     WriteOptions o = options == null ? WriteOptions.defaults() : options;
     CacheFormat format = formatFor(o);
-    int formatNumber = format == CacheFormat.V3 ? 3 : format == CacheFormat.V2 ? 2 : 1;
     return NativeCodec.serializeUnsafeRows(
         schema.message(),
         rowsAddress,
         rowsLength,
         startsAddress,
         rowCount,
-        formatNumber,
+        nativeFormat(format),
         o.stats(),
         o.codec().id(),
         o.encoding().id(),

@@ -11,30 +11,19 @@ public final class NativeCodec {
 
   private NativeCodec() {}
 
-  /** Legacy Arrow IPC stream. */
+  /**
+   * One cached batch from Arrow buffers described by address ({@code BatchExporter}): the write
+   * request is {@code format} (3 = V3, 2 = V2, which always has stats, 1 = legacy, which has
+   * neither stats nor encodings), {@code stats}, {@code codec} and {@code encoding} (their {@code
+   * id()}s) and {@code stringBoundLimit}. The buffers are only read during the call.
+   */
   public static native byte[] serialize(
-      byte[] schema, int rowCount, long[] nodes, long[] buffers, int codec);
-
-  /** V2 frame with stats. {@code encoding}: 0 plain, 1 byte stream split. */
-  public static native byte[] serializeWithStats(
       byte[] schema,
       int rowCount,
       long[] nodes,
       long[] buffers,
-      int codec,
-      int encoding,
-      int stringBoundLimit);
-
-  /** V3 frame without stats. {@code encoding}: 0 plain, 1 byte stream split. */
-  public static native byte[] serializeV3(
-      byte[] schema, int rowCount, long[] nodes, long[] buffers, int codec, int encoding);
-
-  /** V3 frame with stats. {@code encoding}: 0 plain, 1 byte stream split. */
-  public static native byte[] serializeWithStatsV3(
-      byte[] schema,
-      int rowCount,
-      long[] nodes,
-      long[] buffers,
+      int format,
+      boolean stats,
       int codec,
       int encoding,
       int stringBoundLimit);
@@ -43,7 +32,7 @@ public final class NativeCodec {
    * One frame from Spark {@code UnsafeRow}s copied back to back into off-heap memory: row {@code
    * i} is the bytes {@code [starts[i], starts[i + 1])} after {@code rowsAddress}, where {@code
    * starts} is {@code rowCount + 1} longs at {@code startsAddress}. Both regions are only read
-   * during the call. {@code format}: 3 = V3, 2 = V2 (always with stats), 1 = legacy.
+   * during the call. The write request is that of {@link #serialize}.
    */
   public static native byte[] serializeUnsafeRows(
       byte[] schema,
@@ -81,4 +70,10 @@ public final class NativeCodec {
    * library was built without it.
    */
   public static native long[] allocationStats();
+
+  /**
+   * Panics inside the library, so tests can check that a panic reaches Java as an INTERNAL
+   * {@code TableCacheException} naming its source file and line. Has no other effect.
+   */
+  public static native void panicForTest();
 }
