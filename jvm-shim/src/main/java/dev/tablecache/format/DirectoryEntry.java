@@ -1,4 +1,7 @@
-package dev.tablecache;
+package dev.tablecache.format;
+
+import dev.tablecache.Codec;
+import dev.tablecache.Encoding;
 
 /**
  * One 20-byte directory entry of a V2/V3 frame (FORMAT.md section 2). Unsigned 32-bit fields are

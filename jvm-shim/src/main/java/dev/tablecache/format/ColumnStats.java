@@ -1,4 +1,4 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 import java.math.BigInteger;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;

@@ -1,9 +1,11 @@
-package dev.tablecache;
+package dev.tablecache.jni;
 
 import static dev.tablecache.Assertions2.assertKind;
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.tablecache.Batches;
 import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.format.TestFrames;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -14,7 +16,6 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 
 /** The by-address description of a batch, checked without the native library. */
@@ -72,13 +73,5 @@ class BatchExporterTest {
   @Test
   void nullBatchIsInvalid() {
     assertKind(Kind.INVALID_ARGUMENT, () -> BatchExporter.export(null));
-  }
-
-  @Test
-  void schemaCodecRoundTrip() {
-    Schema s = new Schema(Batches.ALL_FIELDS);
-    byte[] b = SchemaCodec.encode(s);
-    assertEquals(s, SchemaCodec.decode(b, 0, b.length));
-    assertSame(SchemaCodec.decode(b, 0, b.length), SchemaCodec.decode(b.clone(), 0, b.length));
   }
 }

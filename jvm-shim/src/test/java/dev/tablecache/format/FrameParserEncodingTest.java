@@ -1,17 +1,20 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 import static dev.tablecache.Assertions2.assertKind;
-import static dev.tablecache.FrameParserTest.A;
-import static dev.tablecache.FrameParserTest.S;
-import static dev.tablecache.FrameParserTest.entryAt;
-import static dev.tablecache.FrameParserTest.good;
-import static dev.tablecache.TestFrames.putU32;
-import static dev.tablecache.TestFrames.putU8;
-import static dev.tablecache.TestFrames.refreshChecksum;
+import static dev.tablecache.format.FrameParserTest.A;
+import static dev.tablecache.format.FrameParserTest.S;
+import static dev.tablecache.format.FrameParserTest.entryAt;
+import static dev.tablecache.format.FrameParserTest.good;
+import static dev.tablecache.format.TestFrames.putU32;
+import static dev.tablecache.format.TestFrames.putU8;
+import static dev.tablecache.format.TestFrames.refreshChecksum;
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.tablecache.Codec;
+import dev.tablecache.Encoding;
 import dev.tablecache.TableCacheException.Kind;
-import dev.tablecache.TestFrames.Payload;
+import dev.tablecache.TableCacheException;
+import dev.tablecache.format.TestFrames.Payload;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,11 @@
-package dev.tablecache;
+package dev.tablecache.jni;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import dev.tablecache.jni.NativeCodec;
+import dev.tablecache.CacheFormat;
+import dev.tablecache.NativeTestBase;
+import dev.tablecache.TableCache;
+import dev.tablecache.WriteOptions;
 import org.junit.jupiter.api.Test;
 
 /** The default JVM: the full library, loaded from the jar resource, version-checked. */

@@ -1,8 +1,8 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
-import static dev.tablecache.LittleEndian.i32;
-import static dev.tablecache.LittleEndian.i64;
-import static dev.tablecache.LittleEndian.u32;
+import static dev.tablecache.format.LittleEndian.i32;
+import static dev.tablecache.format.LittleEndian.i64;
+import static dev.tablecache.format.LittleEndian.u32;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,8 +1,9 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 import static dev.tablecache.Assertions2.assertKind;
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.tablecache.CacheFormat;
 import dev.tablecache.TableCacheException.Kind;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

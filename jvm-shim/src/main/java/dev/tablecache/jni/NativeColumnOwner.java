@@ -1,6 +1,5 @@
-package dev.tablecache;
+package dev.tablecache.jni;
 
-import dev.tablecache.jni.NativeCodec;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.ForeignAllocation;

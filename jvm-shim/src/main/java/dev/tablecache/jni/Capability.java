@@ -1,7 +1,8 @@
-package dev.tablecache;
+package dev.tablecache.jni;
 
+import dev.tablecache.CacheFormat;
 import dev.tablecache.TableCacheException.Kind;
-import dev.tablecache.jni.NativeCodec;
+import dev.tablecache.TableCacheException;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -61,7 +62,7 @@ public enum Capability {
    * Throws the unavailability cause as a NATIVE_UNAVAILABLE exception when nothing native can be
    * used; the facade calls it before any JNI call so users never see UnsatisfiedLinkError.
    */
-  static void requireAvailable() {
+  public static void requireAvailable() {
     Probe p = probed();
     if (p.capability == UNAVAILABLE) {
       TableCacheException c = p.cause;

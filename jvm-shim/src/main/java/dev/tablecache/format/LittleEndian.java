@@ -1,4 +1,4 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 /** Little-endian reads from a byte array; callers check bounds first. */
 final class LittleEndian {

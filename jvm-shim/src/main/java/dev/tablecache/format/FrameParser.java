@@ -1,10 +1,12 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
-import static dev.tablecache.LittleEndian.i64;
-import static dev.tablecache.LittleEndian.u32;
-import static dev.tablecache.LittleEndian.u8;
+import static dev.tablecache.format.LittleEndian.i64;
+import static dev.tablecache.format.LittleEndian.u32;
+import static dev.tablecache.format.LittleEndian.u8;
 
+import dev.tablecache.CacheFormat;
 import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.TableCacheException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -58,7 +60,7 @@ public final class FrameParser {
    * The schema of a frame, without the full metadata checks of {@link #parse}: for frames the
    * native decoder has already validated. Decoded schemas are cached by their bytes.
    */
-  static Schema schemaOf(byte[] frame) {
+  public static Schema schemaOf(byte[] frame) {
     CacheFormat format = CacheFormat.detect(frame);
     if (format == CacheFormat.LEGACY) {
       return LegacyStreamParser.parse(frame).schema();

@@ -1,6 +1,7 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.TableCacheException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -24,7 +25,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * both ways: a cache holds few distinct schemas but sees one lookup per batch, and flatbuffer
  * (de)serialization per batch is measurable on the hot path.
  */
-final class SchemaCodec {
+public final class SchemaCodec {
 
   static final int CACHE_CAPACITY = 256;
 
@@ -56,7 +57,7 @@ final class SchemaCodec {
   }
 
   /** The encapsulated IPC schema message of {@code schema}; callers must not modify it. */
-  static byte[] encode(Schema schema) {
+  public static byte[] encode(Schema schema) {
     synchronized (ENCODED) {
       byte[] b = ENCODED.get(schema);
       if (b != null) {

@@ -1,7 +1,7 @@
-package dev.tablecache;
+package dev.tablecache.jni;
 
 import dev.tablecache.TableCacheException.Kind;
-import dev.tablecache.jni.NativeCodec;
+import dev.tablecache.TableCacheException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

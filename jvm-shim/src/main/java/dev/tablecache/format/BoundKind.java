@@ -1,4 +1,4 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 /** How a column's stats bounds are encoded (FORMAT.md section 4). */
 public enum BoundKind {

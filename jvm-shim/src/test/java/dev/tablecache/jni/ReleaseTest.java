@@ -1,10 +1,14 @@
-package dev.tablecache;
+package dev.tablecache.jni;
 
 import static dev.tablecache.Assertions2.assertKind;
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.tablecache.Batches;
+import dev.tablecache.NativeTestBase;
+import dev.tablecache.TableCache;
 import dev.tablecache.TableCacheException.Kind;
-import dev.tablecache.jni.NativeCodec;
+import dev.tablecache.WriteOptions;
+import dev.tablecache.format.FrameParser;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;

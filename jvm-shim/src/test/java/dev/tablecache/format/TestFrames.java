@@ -1,4 +1,4 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -23,11 +23,14 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * Builds V2/V3 frames byte by byte from FORMAT.md alone (no native code), so parser tests can
  * craft every malformation. Payload contents are opaque to the parser, so they are arbitrary.
  */
-final class TestFrames {
+public final class TestFrames {
+
+  /** The header's ENCODED flag, for the tests outside this package. */
+  public static final int FLAG_ENCODED = FrameParser.FLAG_ENCODED;
 
   private TestFrames() {}
 
-  static byte[] schemaMessage(Field... fields) {
+  public static byte[] schemaMessage(Field... fields) {
     return schemaMessage(new Schema(Arrays.asList(fields)));
   }
 
@@ -35,7 +38,7 @@ final class TestFrames {
    * The encapsulated IPC schema message, written by Arrow's {@link MessageSerializer} (what Arrow
    * 18's {@code Schema.serializeAsMessage} does; Arrow 12, in Spark 3.5, has only this form).
    */
-  static byte[] schemaMessage(Schema schema) {
+  public static byte[] schemaMessage(Schema schema) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try {
       MessageSerializer.serialize(new WriteChannel(Channels.newChannel(out)), schema);
@@ -151,7 +154,7 @@ final class TestFrames {
   }
 
   /** Frame builder; defaults give a valid frame. */
-  static final class Builder {
+  public static final class Builder {
     int version = 3;
     int checksumKind = 1;
     Integer flagsOverride;
@@ -211,7 +214,7 @@ final class TestFrames {
       return this;
     }
 
-    byte[] build() {
+    public byte[] build() {
       ByteArrayOutputStream meta = new ByteArrayOutputStream();
       meta.writeBytes(schema);
       if (stats != null) {
@@ -285,7 +288,7 @@ final class TestFrames {
   }
 
   /** Rewrites the meta checksum after a deliberate edit, so deeper rules become reachable. */
-  static byte[] refreshChecksum(byte[] f) {
+  public static byte[] refreshChecksum(byte[] f) {
     byte[] out = f.clone();
     long ps = payloadStart(out);
     if (ps <= out.length) {
@@ -294,13 +297,13 @@ final class TestFrames {
     return out;
   }
 
-  static byte[] putU32(byte[] f, int at, long v) {
+  public static byte[] putU32(byte[] f, int at, long v) {
     byte[] out = f.clone();
     System.arraycopy(u32(v), 0, out, at, 4);
     return out;
   }
 
-  static byte[] putU8(byte[] f, int at, int v) {
+  public static byte[] putU8(byte[] f, int at, int v) {
     byte[] out = f.clone();
     out[at] = (byte) v;
     return out;

@@ -1,7 +1,7 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
-import static dev.tablecache.LittleEndian.u32;
-import static dev.tablecache.LittleEndian.u8;
+import static dev.tablecache.format.LittleEndian.u32;
+import static dev.tablecache.format.LittleEndian.u8;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,11 +1,14 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 import static dev.tablecache.Assertions2.assertKind;
-import static dev.tablecache.TestFrames.*;
+import static dev.tablecache.format.TestFrames.*;
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.tablecache.CacheFormat;
+import dev.tablecache.Codec;
 import dev.tablecache.TableCacheException.Kind;
-import dev.tablecache.TestFrames.Payload;
+import dev.tablecache.TableCacheException;
+import dev.tablecache.format.TestFrames.Payload;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -17,7 +20,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.junit.jupiter.api.Test;
 
 /** Pure-Java parser tests on hand-built frames: every rule of FORMAT.md sections 2 and 4. */
-class FrameParserTest {
+public class FrameParserTest {
 
   static final Field A = Field.nullable("a", new ArrowType.Int(64, true));
   static final Field S = Field.nullable("s", ArrowType.Utf8.INSTANCE);
@@ -32,7 +35,7 @@ class FrameParserTest {
     return statsEntry(0, 5, 64, BOTH, 4, utf8("apple"), utf8("pear"));
   }
 
-  static TestFrames.Builder good() {
+  public static TestFrames.Builder good() {
     return v3().rows(5)
         .schema(A, S)
         .stats(statsSection(statsA(), statsS()))
@@ -41,7 +44,7 @@ class FrameParserTest {
   }
 
   /** Offset of directory entry i of a V3 frame. */
-  static int entryAt(byte[] f, int i) {
+  public static int entryAt(byte[] f, int i) {
     int cols = (int) (TestFrames.payloadStart(f) - 28);
     long ps = TestFrames.payloadStart(f);
     int e = f[4] == 3 ? (f[12] & 0xFF) : 1;

@@ -1,8 +1,10 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
-import static dev.tablecache.LittleEndian.i32;
+import static dev.tablecache.format.LittleEndian.i32;
 
+import dev.tablecache.CacheFormat;
 import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.TableCacheException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.channels.Channels;

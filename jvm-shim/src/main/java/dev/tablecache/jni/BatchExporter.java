@@ -1,6 +1,8 @@
-package dev.tablecache;
+package dev.tablecache.jni;
 
 import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.TableCacheException;
+import dev.tablecache.format.SchemaCodec;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -16,16 +18,16 @@ import org.apache.arrow.vector.types.pojo.Field;
  * root; the native side only borrows them during the call, so an {@link Exported} must stay open
  * until the call returns.
  */
-final class BatchExporter {
+public final class BatchExporter {
 
   private BatchExporter() {}
 
   /** A batch unloaded for one native call; closing it drops the references the unloader took. */
-  static final class Exported implements AutoCloseable {
-    final byte[] schema;
-    final int rowCount;
-    final long[] nodes;
-    final long[] buffers;
+  public static final class Exported implements AutoCloseable {
+    public final byte[] schema;
+    public final int rowCount;
+    public final long[] nodes;
+    public final long[] buffers;
     private final ArrowRecordBatch batch;
 
     private Exported(byte[] schema, int rowCount, long[] nodes, long[] buffers, ArrowRecordBatch b) {
@@ -49,7 +51,7 @@ final class BatchExporter {
    * @throws TableCacheException INVALID_ARGUMENT for a null root, UNSUPPORTED_TYPE for dictionary
    *     encoded fields
    */
-  static Exported export(VectorSchemaRoot root) {
+  public static Exported export(VectorSchemaRoot root) {
     if (root == null) {
       throw new TableCacheException(Kind.INVALID_ARGUMENT, "batch is null");
     }

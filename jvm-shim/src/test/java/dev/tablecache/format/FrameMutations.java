@@ -1,13 +1,13 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
-import static dev.tablecache.FramedLayout.COLUMN_COUNT_AT;
-import static dev.tablecache.FramedLayout.HEADER;
-import static dev.tablecache.FramedLayout.ROW_COUNT_AT;
-import static dev.tablecache.Mutation.Expect.equal;
-import static dev.tablecache.Mutation.Expect.fail;
-import static dev.tablecache.Mutation.Expect.failOrEqual;
-import static dev.tablecache.Mutation.Expect.failOrRows;
-import static dev.tablecache.Mutation.Expect.failOrValid;
+import static dev.tablecache.format.FramedLayout.COLUMN_COUNT_AT;
+import static dev.tablecache.format.FramedLayout.HEADER;
+import static dev.tablecache.format.FramedLayout.ROW_COUNT_AT;
+import static dev.tablecache.format.Mutation.Expect.equal;
+import static dev.tablecache.format.Mutation.Expect.fail;
+import static dev.tablecache.format.Mutation.Expect.failOrEqual;
+import static dev.tablecache.format.Mutation.Expect.failOrRows;
+import static dev.tablecache.format.Mutation.Expect.failOrValid;
 import static dev.tablecache.TableCacheException.Kind.CHECKSUM_MISMATCH;
 import static dev.tablecache.TableCacheException.Kind.COLUMN_OUT_OF_RANGE;
 import static dev.tablecache.TableCacheException.Kind.CORRUPT_FRAME;
@@ -16,8 +16,9 @@ import static dev.tablecache.TableCacheException.Kind.UNSUPPORTED_CODEC;
 import static dev.tablecache.TableCacheException.Kind.UNSUPPORTED_TYPE;
 import static dev.tablecache.TableCacheException.Kind.UNSUPPORTED_VERSION;
 
-import dev.tablecache.Mutation.Expect;
-import dev.tablecache.Mutation.Family;
+import dev.tablecache.CacheFormat;
+import dev.tablecache.format.Mutation.Expect;
+import dev.tablecache.format.Mutation.Family;
 import dev.tablecache.TableCacheException.Kind;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,7 @@
-package dev.tablecache;
+package dev.tablecache.jni;
 
 import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.TableCacheException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Collections;
@@ -29,7 +30,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * wrapped buffer, so any failure midway releases everything it wrapped and every column no
  * buffer took.
  */
-final class BatchImporter {
+public final class BatchImporter {
 
   private BatchImporter() {}
 
@@ -57,7 +58,7 @@ final class BatchImporter {
    * @throws TableCacheException INTERNAL when the descriptor disagrees with the schema; every
    *     native handle is released before it is thrown
    */
-  static VectorSchemaRoot importBatch(
+  public static VectorSchemaRoot importBatch(
       long[] descriptor, Schema frameSchema, int[] projection, BufferAllocator allocator) {
     List<ColumnDesc> columns = new ArrayList<>();
     try {
@@ -154,7 +155,7 @@ final class BatchImporter {
    * Releases every handle of a descriptor that will not be imported. Best effort on a malformed
    * descriptor: handles past the point where it stops making sense cannot be found.
    */
-  static void releaseAll(long[] descriptor, Throwable failure) {
+  public static void releaseAll(long[] descriptor, Throwable failure) {
     List<ColumnDesc> columns = new ArrayList<>();
     try {
       parseDescriptor(descriptor, columns);

@@ -1,7 +1,14 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.tablecache.Batches;
+import dev.tablecache.CacheFormat;
+import dev.tablecache.Codec;
+import dev.tablecache.Encoding;
+import dev.tablecache.NativeTestBase;
+import dev.tablecache.TableCache;
+import dev.tablecache.WriteOptions;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

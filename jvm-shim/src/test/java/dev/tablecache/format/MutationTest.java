@@ -1,11 +1,18 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tablecache.Mutation.Expect;
+import dev.tablecache.CacheFormat;
+import dev.tablecache.Canonical;
+import dev.tablecache.GoldenParityTest;
+import dev.tablecache.NativeTestBase;
+import dev.tablecache.TableCache;
+import dev.tablecache.TableCacheException;
+import dev.tablecache.TestScale;
+import dev.tablecache.format.Mutation.Expect;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +47,7 @@ import org.junit.jupiter.api.TestFactory;
  * {@code -Dtablecache.mutation.seed} (default below); a failure names the frame, the mutation and
  * the projection, enough to rebuild the bytes by hand.
  */
-class MutationTest extends NativeTestBase {
+public class MutationTest extends NativeTestBase {
 
   static final long SEED = Long.getLong("tablecache.mutation.seed", 0x7AB1EC4C4EL);
   static final int BUDGET = TestScale.pick(2_000, 50_000);
@@ -72,7 +79,7 @@ class MutationTest extends NativeTestBase {
   }
 
   /** The projections every mutation is decoded with: all, first, last, two columns, none. */
-  static List<int[]> projections(int n) {
+  public static List<int[]> projections(int n) {
     List<int[]> out = new ArrayList<>();
     out.add(null);
     out.add(new int[] {0});

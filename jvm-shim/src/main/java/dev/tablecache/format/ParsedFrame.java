@@ -1,6 +1,8 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
+import dev.tablecache.CacheFormat;
 import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.TableCacheException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

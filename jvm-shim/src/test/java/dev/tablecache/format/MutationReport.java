@@ -1,5 +1,7 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
+import dev.tablecache.Reports;
+import dev.tablecache.TestScale;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumMap;

@@ -1,4 +1,4 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 import dev.tablecache.TableCacheException.Kind;
 import java.util.EnumSet;
