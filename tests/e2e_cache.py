@@ -98,7 +98,7 @@ def main():
     serializer = spark.conf.get("spark.sql.cache.serializer")
     check("serializer configured", serializer == "dev.tablecache.spark.NativeCachedBatchSerializer",
           serializer)
-    capability = sc._jvm.dev.tablecache.Capability.current().toString()
+    capability = sc._jvm.dev.tablecache.jni.Capability.current().toString()
     print(f"spark {spark.version}, master {sc.master}, serializer {spark.conf.get('spark.serializer', 'java')}, "
           f"driver capability {capability}", flush=True)
     check("native library on the driver", capability == "V3", capability)

@@ -750,7 +750,7 @@ def main_phase(results, local_dir):
         serializer = spark.conf.get("spark.sql.cache.serializer")
         results.check("serializer configured",
                       serializer == "dev.tablecache.spark.NativeCachedBatchSerializer", serializer)
-        capability = sc._jvm.dev.tablecache.Capability.current().toString()
+        capability = sc._jvm.dev.tablecache.jni.Capability.current().toString()
         print(f"spark {spark.version}, master {sc.master}, app {sc.applicationId}, "
               f"scale {SCALE}, driver capability {capability}", flush=True)
         results.check("native library on the driver", capability == "V3", capability)

@@ -78,7 +78,7 @@ def main():
         names = [rules.apply(i).getClass().getName() for i in range(rules.size())]
         check(f"our columnar rule installed {expected_rules} time(s) (Spark {spark.version})",
               names.count(OUR_RULE) == expected_rules, names)
-        capability = spark.sparkContext._jvm.dev.tablecache.Capability.current().toString()
+        capability = spark.sparkContext._jvm.dev.tablecache.jni.Capability.current().toString()
         check("native library loaded", capability == "V3", capability)
 
         table = spark.sql(TABLE_SQL)

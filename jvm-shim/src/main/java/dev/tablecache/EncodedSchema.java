@@ -1,5 +1,6 @@
 package dev.tablecache;
 
+import dev.tablecache.format.SchemaCodec;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**

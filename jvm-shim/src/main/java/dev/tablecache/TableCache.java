@@ -1,6 +1,10 @@
 package dev.tablecache;
 
 import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.format.FrameParser;
+import dev.tablecache.jni.BatchExporter;
+import dev.tablecache.jni.BatchImporter;
+import dev.tablecache.jni.Capability;
 import dev.tablecache.jni.NativeCodec;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;

@@ -7,12 +7,12 @@ import dev.tablecache.TableCacheException.Kind;
 import org.junit.jupiter.api.function.Executable;
 
 /** Assertion helpers shared by the suites. */
-final class Assertions2 {
+public final class Assertions2 {
 
   private Assertions2() {}
 
   /** Asserts {@code call} throws a TableCacheException of {@code kind}; returns it. */
-  static TableCacheException assertKind(Kind kind, Executable call) {
+  public static TableCacheException assertKind(Kind kind, Executable call) {
     TableCacheException e = assertThrows(TableCacheException.class, call);
     assertEquals(kind, e.kind(), () -> "wrong kind, message: " + e.getMessage());
     return e;

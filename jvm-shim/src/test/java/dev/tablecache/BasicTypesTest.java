@@ -4,6 +4,7 @@ import static dev.tablecache.Assertions2.assertKind;
 import static org.junit.jupiter.api.Assertions.*;
 
 import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.jni.Capability;
 import org.junit.jupiter.api.Test;
 
 /** Small value types: exception kinds, detection, codec and encoding names, write options. */
@@ -139,31 +140,6 @@ class BasicTypesTest {
     for (CacheFormat f : CacheFormat.values()) {
       assertFalse(Capability.UNAVAILABLE.canWrite(f));
       assertFalse(Capability.UNKNOWN.canWrite(f));
-    }
-  }
-
-  @Test
-  void versionHandshakeRefusesMismatches() {
-    NativeLibrary.checkVersion("0.1.0", "0.1.0", "test");
-    TableCacheException e =
-        assertKind(Kind.NATIVE_UNAVAILABLE, () -> NativeLibrary.checkVersion("0.1.0", "0.0.9", "/x/libtablecache.so"));
-    assertTrue(e.getMessage().contains("0.1.0") && e.getMessage().contains("0.0.9"), e.getMessage());
-    assertKind(Kind.NATIVE_UNAVAILABLE, () -> NativeLibrary.checkVersion("0.1.0", null, "x"));
-  }
-
-  @Test
-  void jarVersionIsFiltered() {
-    String v = NativeLibrary.jarVersion();
-    assertFalse(v.contains("$"), v);
-    assertEquals(System.getProperty("tablecache.expected.version", v), v);
-  }
-
-  @Test
-  void resourcePathNamesOsAndArch() {
-    String p = NativeLibrary.resourcePath();
-    assertTrue(p.matches("/[a-z0-9]+/[a-z0-9_]+/.*tablecache.*"), p);
-    if (System.getProperty("os.name").startsWith("Linux") && System.getProperty("os.arch").equals("amd64")) {
-      assertEquals("/linux/amd64/libtablecache.so", p);
     }
   }
 }

@@ -41,39 +41,39 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /** Arrow Java batches covering every type the format carries, with edge values. */
-final class Batches {
+public final class Batches {
 
   private Batches() {}
 
-  static final Field I8 = Field.nullable("i8", new ArrowType.Int(8, true));
-  static final Field I16 = Field.nullable("i16", new ArrowType.Int(16, true));
-  static final Field I32 = Field.nullable("i32", new ArrowType.Int(32, true));
-  static final Field I64 = Field.nullable("i64", new ArrowType.Int(64, true));
-  static final Field U32 = Field.nullable("u32", new ArrowType.Int(32, false));
-  static final Field F32 = Field.nullable("f32", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE));
-  static final Field F64 = Field.nullable("f64", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE));
-  static final Field STR = Field.nullable("str", ArrowType.Utf8.INSTANCE);
-  static final Field LSTR = Field.nullable("lstr", ArrowType.LargeUtf8.INSTANCE);
-  static final Field BIN = Field.nullable("bin", ArrowType.Binary.INSTANCE);
-  static final Field FBIN = Field.nullable("fbin", new ArrowType.FixedSizeBinary(3));
-  static final Field DEC10 = Field.nullable("dec10_2", new ArrowType.Decimal(10, 2, 128));
-  static final Field DEC38 = Field.nullable("dec38_0", new ArrowType.Decimal(38, 0, 128));
-  static final Field DATE = Field.nullable("date", new ArrowType.Date(DateUnit.DAY));
-  static final Field TS = Field.nullable("ts", new ArrowType.Timestamp(TimeUnit.MICROSECOND, null));
-  static final Field TSTZ = Field.nullable("ts_tz", new ArrowType.Timestamp(TimeUnit.MICROSECOND, "America/Los_Angeles"));
-  static final Field BOOL = Field.nullable("bool", ArrowType.Bool.INSTANCE);
-  static final Field NOTNULL = Field.notNullable("req", new ArrowType.Int(64, true));
-  static final Field ALLNULL = Field.nullable("all_null", new ArrowType.Int(32, true));
-  static final Field LIST =
+  public static final Field I8 = Field.nullable("i8", new ArrowType.Int(8, true));
+  public static final Field I16 = Field.nullable("i16", new ArrowType.Int(16, true));
+  public static final Field I32 = Field.nullable("i32", new ArrowType.Int(32, true));
+  public static final Field I64 = Field.nullable("i64", new ArrowType.Int(64, true));
+  public static final Field U32 = Field.nullable("u32", new ArrowType.Int(32, false));
+  public static final Field F32 = Field.nullable("f32", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE));
+  public static final Field F64 = Field.nullable("f64", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE));
+  public static final Field STR = Field.nullable("str", ArrowType.Utf8.INSTANCE);
+  public static final Field LSTR = Field.nullable("lstr", ArrowType.LargeUtf8.INSTANCE);
+  public static final Field BIN = Field.nullable("bin", ArrowType.Binary.INSTANCE);
+  public static final Field FBIN = Field.nullable("fbin", new ArrowType.FixedSizeBinary(3));
+  public static final Field DEC10 = Field.nullable("dec10_2", new ArrowType.Decimal(10, 2, 128));
+  public static final Field DEC38 = Field.nullable("dec38_0", new ArrowType.Decimal(38, 0, 128));
+  public static final Field DATE = Field.nullable("date", new ArrowType.Date(DateUnit.DAY));
+  public static final Field TS = Field.nullable("ts", new ArrowType.Timestamp(TimeUnit.MICROSECOND, null));
+  public static final Field TSTZ = Field.nullable("ts_tz", new ArrowType.Timestamp(TimeUnit.MICROSECOND, "America/Los_Angeles"));
+  public static final Field BOOL = Field.nullable("bool", ArrowType.Bool.INSTANCE);
+  public static final Field NOTNULL = Field.notNullable("req", new ArrowType.Int(64, true));
+  public static final Field ALLNULL = Field.nullable("all_null", new ArrowType.Int(32, true));
+  public static final Field LIST =
       new Field("list", FieldType.nullable(ArrowType.List.INSTANCE), List.of(Field.nullable("item", new ArrowType.Int(32, true))));
-  static final Field FSL =
+  public static final Field FSL =
       new Field("fsl", FieldType.nullable(new ArrowType.FixedSizeList(2)), List.of(Field.nullable("item", new ArrowType.Int(32, true))));
-  static final Field STRUCT =
+  public static final Field STRUCT =
       new Field(
           "struct",
           FieldType.nullable(ArrowType.Struct.INSTANCE),
           List.of(Field.nullable("x", new ArrowType.Int(32, true)), Field.nullable("y", ArrowType.Utf8.INSTANCE)));
-  static final Field MAP =
+  public static final Field MAP =
       new Field(
           "map",
           FieldType.nullable(new ArrowType.Map(false)),
@@ -83,19 +83,19 @@ final class Batches {
                   FieldType.notNullable(ArrowType.Struct.INSTANCE),
                   List.of(Field.notNullable("key", ArrowType.Utf8.INSTANCE), Field.nullable("value", new ArrowType.Int(64, true))))));
 
-  static final List<Field> ALL_FIELDS =
+  public static final List<Field> ALL_FIELDS =
       List.of(I8, I16, I32, I64, U32, F32, F64, STR, LSTR, BIN, FBIN, DEC10, DEC38, DATE, TS, TSTZ, BOOL, NOTNULL, ALLNULL, LIST, FSL, STRUCT, MAP);
 
-  static final int ROWS = 9;
+  public static final int ROWS = 9;
 
   static final String[] STRINGS = {"", "héllo", "日本語", "😀 emoji", null, "x".repeat(300), "\u0000nul", "z", "A"};
 
   /** Every supported type, {@link #ROWS} rows with nulls, extremes, NaN, -0.0, unicode. */
-  static VectorSchemaRoot allTypes(BufferAllocator a) {
+  public static VectorSchemaRoot allTypes(BufferAllocator a) {
     return allTypes(a, ROWS);
   }
 
-  static VectorSchemaRoot allTypes(BufferAllocator a, int rows) {
+  public static VectorSchemaRoot allTypes(BufferAllocator a, int rows) {
     VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(ALL_FIELDS), a);
     for (FieldVector v : root.getFieldVectors()) {
       v.allocateNew();
@@ -336,7 +336,7 @@ final class Batches {
   }
 
   /** A small batch for the concurrency and leak tests: id, a string, a double. */
-  static VectorSchemaRoot small(BufferAllocator a, int rows, int seed) {
+  public static VectorSchemaRoot small(BufferAllocator a, int rows, int seed) {
     Schema schema = new Schema(List.of(I64, STR, F64));
     VectorSchemaRoot root = VectorSchemaRoot.create(schema, a);
     BigIntVector id = (BigIntVector) root.getVector(0);

@@ -37,14 +37,14 @@ import org.apache.arrow.vector.types.pojo.Field;
  * integer nodes, floats the string {@link Double#toString} gives (bit-exact, "-0.0", "NaN"),
  * decimals their plain string with the column's scale, binary lowercase hex.
  */
-final class Canonical {
+public final class Canonical {
 
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
   private Canonical() {}
 
   /** {"name": [values...], ...} for a whole root, in field order. */
-  static ObjectNode root(VectorSchemaRoot root) {
+  public static ObjectNode root(VectorSchemaRoot root) {
     ObjectNode out = F.objectNode();
     for (FieldVector v : root.getFieldVectors()) {
       out.set(v.getName(), column(v));

@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.format.FrameParser;
+import dev.tablecache.format.FrameParserTest;
+import dev.tablecache.format.ParsedFrame;
+import dev.tablecache.jni.Capability;
+import dev.tablecache.jni.NativeLibrary;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tablecache.jni.Capability;
 import dev.tablecache.jni.NativeCodec;
 import java.io.IOException;
 import java.time.Duration;

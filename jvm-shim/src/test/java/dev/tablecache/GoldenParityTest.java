@@ -4,6 +4,11 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tablecache.format.BoundKind;
+import dev.tablecache.format.ColumnStats;
+import dev.tablecache.format.DirectoryEntry;
+import dev.tablecache.format.FrameParser;
+import dev.tablecache.format.ParsedFrame;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +33,7 @@ import org.junit.jupiter.api.TestFactory;
  * values; and writing the decoded batch again through JNI then parsing it in Java must give the
  * same stats and values.
  */
-class GoldenParityTest extends NativeTestBase {
+public class GoldenParityTest extends NativeTestBase {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -38,7 +43,7 @@ class GoldenParityTest extends NativeTestBase {
     return Paths.get(dir);
   }
 
-  static List<Path> goldenFiles() throws IOException {
+  public static List<Path> goldenFiles() throws IOException {
     try (Stream<Path> s = Files.list(goldenDir())) {
       return s.filter(p -> p.toString().endsWith(".bin")).sorted().collect(Collectors.toList());
     }

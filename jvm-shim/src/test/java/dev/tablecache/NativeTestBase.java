@@ -3,6 +3,7 @@ package dev.tablecache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.tablecache.jni.Capability;
 import dev.tablecache.jni.NativeCodec;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -14,13 +15,13 @@ import org.junit.jupiter.api.BeforeEach;
  * Base of the suites that need the native library. Each test gets a fresh allocator and must
  * leave no Java memory and no live native column handles behind.
  */
-abstract class NativeTestBase {
+public abstract class NativeTestBase {
 
   protected BufferAllocator allocator;
   private long handlesBefore;
 
   @BeforeAll
-  static void requireLibrary() {
+  protected static void requireLibrary() {
     if (!TableCache.isAvailable()) {
       fail(
           "native library unavailable: "
@@ -30,24 +31,24 @@ abstract class NativeTestBase {
   }
 
   @BeforeEach
-  void openAllocator() {
+  protected void openAllocator() {
     allocator = new RootAllocator(256L << 20);
     handlesBefore = liveHandles();
   }
 
   @AfterEach
-  void checkNoLeaks() {
+  protected void checkNoLeaks() {
     long allocated = allocator.getAllocatedMemory();
     allocator.close(); // throws if any buffer is still open
     assertEquals(0, allocated, "Java memory left allocated");
     assertEquals(handlesBefore, liveHandles(), "native column handles leaked");
   }
 
-  static long liveHandles() {
+  protected static long liveHandles() {
     return NativeCodec.allocationStats()[0];
   }
 
-  static long liveBytes() {
+  protected static long liveBytes() {
     return NativeCodec.allocationStats()[1];
   }
 }

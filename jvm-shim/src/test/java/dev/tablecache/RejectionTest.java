@@ -4,6 +4,9 @@ import static dev.tablecache.Assertions2.assertKind;
 import static org.junit.jupiter.api.Assertions.*;
 
 import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.format.FrameParser;
+import dev.tablecache.format.FrameParserTest;
+import dev.tablecache.format.TestFrames;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -154,7 +157,7 @@ class RejectionTest extends NativeTestBase {
       // Encodings (FORMAT.md section 2), in the directory check order both readers share.
       TestFrames.refreshChecksum(TestFrames.putU8(good, e1 + 17, 2)),
       TestFrames.refreshChecksum(TestFrames.putU8(good, e1 + 17, 1)),
-      TestFrames.refreshChecksum(TestFrames.putU8(good, 5, good[5] | FrameParser.FLAG_ENCODED)),
+      TestFrames.refreshChecksum(TestFrames.putU8(good, 5, good[5] | TestFrames.FLAG_ENCODED)),
       TestFrames.refreshChecksum(TestFrames.putU8(TestFrames.putU8(good, e1 + 17, 2), e1 + 18, 1)),
       TestFrames.refreshChecksum(TestFrames.putU8(TestFrames.putU8(good, e1 + 17, 1), e1 + 16, 7)),
       TestFrames.putU8(good, 5, good[5] | 0x10),

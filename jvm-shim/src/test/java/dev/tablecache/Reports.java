@@ -10,12 +10,12 @@ import java.nio.file.Paths;
  * Reports of the long-running suites: printed, and kept in the build directory of the Spark line
  * under test (target/spark-&lt;line&gt;/) for CI artifacts.
  */
-final class Reports {
+public final class Reports {
 
   private Reports() {}
 
   /** Prints {@code text} and writes it to the report directory; returns the file. */
-  static Path publish(String file, String text) throws IOException {
+  public static Path publish(String file, String text) throws IOException {
     System.out.println(text);
     System.out.flush();
     // The pom passes the line's build directory; run elsewhere, fall back to ./target.

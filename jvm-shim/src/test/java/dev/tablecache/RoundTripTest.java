@@ -2,6 +2,8 @@ package dev.tablecache;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.tablecache.format.FrameParser;
+import dev.tablecache.format.ParsedFrame;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;

@@ -1,6 +1,7 @@
 package dev.tablecache;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tablecache.format.MutationTest;
 import java.util.Arrays;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;

@@ -9,7 +9,7 @@ import java.util.Locale;
  * ./scripts/test.sh} reaches every suite; the system property {@value #PROPERTY} overrides it (for
  * IDE runs).
  */
-final class TestScale {
+public final class TestScale {
 
   static final String ENV = "TABLECACHE_TEST_SCALE";
   static final String PROPERTY = "tablecache.test.scale";
@@ -26,20 +26,20 @@ final class TestScale {
     return v == null ? "" : v.trim().toLowerCase(Locale.ROOT);
   }
 
-  static boolean full() {
+  public static boolean full() {
     return FULL;
   }
 
   /** "full" or "smoke", for reports. */
-  static String name() {
+  public static String name() {
     return FULL ? "full" : "smoke";
   }
 
-  static int pick(int smoke, int full) {
+  public static int pick(int smoke, int full) {
     return FULL ? full : smoke;
   }
 
-  static long pick(long smoke, long full) {
+  public static long pick(long smoke, long full) {
     return FULL ? full : smoke;
   }
 }

@@ -2,7 +2,7 @@ package dev.tablecache.jni;
 
 /**
  * The JNI surface of libtablecache, exactly as docs/ARCHITECTURE.md defines it. Nothing here
- * loads the library: use {@code dev.tablecache.NativeLibrary} (or the {@code TableCache} facade)
+ * loads the library: use {@link NativeLibrary} (or the {@code TableCache} facade)
  * first, otherwise these calls throw {@link UnsatisfiedLinkError}.
  *
  * <p>Every method reports failures as {@code dev.tablecache.TableCacheException}.

@@ -1,6 +1,6 @@
 package dev.tablecache.spark;
 
-import dev.tablecache.Capability;
+import dev.tablecache.jni.Capability;
 import dev.tablecache.TableCacheException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.spark.sql.execution.columnar.DefaultCachedBatchSerializer;

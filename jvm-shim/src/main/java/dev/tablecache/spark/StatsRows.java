@@ -1,6 +1,6 @@
 package dev.tablecache.spark;
 
-import dev.tablecache.ColumnStats;
+import dev.tablecache.format.ColumnStats;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.List;

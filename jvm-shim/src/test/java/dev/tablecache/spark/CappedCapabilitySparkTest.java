@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.tablecache.Capability;
+import dev.tablecache.jni.Capability;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

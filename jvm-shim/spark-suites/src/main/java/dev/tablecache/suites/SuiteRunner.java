@@ -336,7 +336,7 @@ public final class SuiteRunner {
   }
 
   private static String capability() throws ReflectiveOperationException {
-    Class<?> c = Class.forName("dev.tablecache.Capability");
+    Class<?> c = Class.forName("dev.tablecache.jni.Capability");
     return String.valueOf(c.getMethod("current").invoke(null));
   }
 

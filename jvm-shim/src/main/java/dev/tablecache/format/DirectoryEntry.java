@@ -1,0 +1,104 @@
+package dev.tablecache.format;
+
+import dev.tablecache.Codec;
+import dev.tablecache.Encoding;
+
+/**
+ * One 20-byte directory entry of a V2/V3 frame (FORMAT.md section 2). Unsigned 32-bit fields are
+ * widened to {@code long}. A value class (not a record: the Spark 3.5 jar targets Java 8).
+ */
+public final class DirectoryEntry {
+
+  /** Codec id for uncompressed payloads. */
+  public static final int CODEC_NONE = 0;
+  /** Codec id for lz4 block payloads. */
+  public static final int CODEC_LZ4 = 1;
+  /** Codec id for zstd frame payloads. */
+  public static final int CODEC_ZSTD = 2;
+  /** Encoding id for payloads whose buffers are stored as Arrow holds them. */
+  public static final int ENCODING_PLAIN = 0;
+  /** Encoding id for byte-stream-split payloads. */
+  public static final int ENCODING_BYTE_STREAM_SPLIT = 1;
+
+  private final long offset;
+  private final long storedLen;
+  private final long rawLen;
+  private final long checksum;
+  private final int codecId;
+  private final int encodingId;
+
+  public DirectoryEntry(
+      long offset, long storedLen, long rawLen, long checksum, int codecId, int encodingId) {
+    this.offset = offset;
+    this.storedLen = storedLen;
+    this.rawLen = rawLen;
+    this.checksum = checksum;
+    this.codecId = codecId;
+    this.encodingId = encodingId;
+  }
+
+  /** Payload offset from payload_start. */
+  public long offset() {
+    return offset;
+  }
+
+  /** Bytes of the payload in the frame. */
+  public long storedLen() {
+    return storedLen;
+  }
+
+  /** Bytes after decompression (the column body). */
+  public long rawLen() {
+    return rawLen;
+  }
+
+  /** CRC32C of the stored bytes, 0 when the frame has no checksums. */
+  public long checksum() {
+    return checksum;
+  }
+
+  /** 0 none, 1 lz4 block, 2 zstd frame. */
+  public int codecId() {
+    return codecId;
+  }
+
+  /** 0 plain, 1 byte stream split. */
+  public int encodingId() {
+    return encodingId;
+  }
+
+  /** The payload codec as a {@link Codec} (never AUTO). */
+  public Codec codec() {
+    return Codec.fromId(codecId);
+  }
+
+  /** The payload encoding as an {@link Encoding}. */
+  public Encoding encoding() {
+    return Encoding.fromId(encodingId);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof DirectoryEntry)) {
+      return false;
+    }
+    DirectoryEntry e = (DirectoryEntry) o;
+    return offset == e.offset
+        && storedLen == e.storedLen
+        && rawLen == e.rawLen
+        && checksum == e.checksum
+        && codecId == e.codecId
+        && encodingId == e.encodingId;
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(offset, storedLen, rawLen, checksum, codecId, encodingId);
+  }
+
+  @Override
+  public String toString() {
+    return "DirectoryEntry[offset=" + offset + ", storedLen=" + storedLen + ", rawLen=" + rawLen
+        + ", checksum=" + checksum + ", codecId=" + codecId + ", encodingId=" + encodingId + "]";
+  }
+}

@@ -1,0 +1,426 @@
+package dev.tablecache.format;
+
+import static dev.tablecache.format.LittleEndian.i64;
+import static dev.tablecache.format.LittleEndian.u32;
+import static dev.tablecache.format.LittleEndian.u8;
+
+import dev.tablecache.CacheFormat;
+import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.TableCacheException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.Checksum;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Pure-Java reader of cached-batch metadata (FORMAT.md sections 1, 2, 4 and 5), with the native
+ * reader's rejection rules and error kinds. It never decompresses or decodes payloads; the Spark
+ * serializer uses it to build pruning stats without a JNI call.
+ *
+ * <p>Every allocation is bounded by the input length: length fields are checked against the
+ * bytes actually present before anything is sized by them.
+ */
+public final class FrameParser {
+
+  static final int HEADER_LEN = 28;
+  static final int ENTRY_LEN = 20;
+  static final int STATS_ENTRY_MIN = 18; // null_count, row_count, size_in_bytes, flags, bound_kind
+
+  static final int FLAG_STATS = 1;
+  // Some payload is encoded: a reader that predates encodings sees a reserved bit instead.
+  static final int FLAG_ENCODED = 0x08;
+  static final int FLAG_RESERVED_MASK = 0xF0;
+
+  // The native reader's limit (i32::MAX - 64): every payload fits a Java array.
+  static final long MAX_RAW_LEN = Integer.MAX_VALUE - 64L;
+
+  private FrameParser() {}
+
+  /**
+   * Parses a V3, V2 or legacy cached batch. For V2/V3 the header, meta checksum, directory and
+   * stats are verified; the schema is decoded on first {@link ParsedFrame#schema()}. For legacy
+   * the IPC stream's framing is walked and the schema and row count are read.
+   *
+   * @throws TableCacheException with the kind the native reader would raise
+   */
+  public static ParsedFrame parse(byte[] frame) {
+    CacheFormat format = CacheFormat.detect(frame);
+    if (format == CacheFormat.LEGACY) {
+      return LegacyStreamParser.parse(frame);
+    }
+    return parseFramed(frame, format);
+  }
+
+  /**
+   * The schema of a frame, without the full metadata checks of {@link #parse}: for frames the
+   * native decoder has already validated. Decoded schemas are cached by their bytes.
+   */
+  public static Schema schemaOf(byte[] frame) {
+    CacheFormat format = CacheFormat.detect(frame);
+    if (format == CacheFormat.LEGACY) {
+      return LegacyStreamParser.parse(frame).schema();
+    }
+    if (frame.length < HEADER_LEN) {
+      throw corrupt("Truncated: " + frame.length + " bytes, a frame header needs " + HEADER_LEN);
+    }
+    long schemaLen = u32(frame, 16);
+    if (HEADER_LEN + schemaLen > frame.length) {
+      throw corrupt("Truncated: schema section runs past the frame end");
+    }
+    return SchemaCodec.decode(frame, HEADER_LEN, (int) schemaLen);
+  }
+
+  private static ParsedFrame parseFramed(byte[] b, CacheFormat format) {
+    final long len = b.length;
+    // Same order as the native reader: flags, then reserved bytes, then the rest of the header,
+    // so a short frame fails with the same kind on both sides.
+    requireHeader(b, 6);
+    int flags = u8(b, 5);
+    if ((flags & FLAG_RESERVED_MASK) != 0) {
+      throw new TableCacheException(
+          Kind.UNSUPPORTED_VERSION,
+          String.format("UnsupportedVersion: reserved flag bits set (flags 0x%02x)", flags));
+    }
+    int checksumKind = (flags >> 1) & 3;
+    if (checksumKind > ParsedFrame.CHECKSUM_CRC32C) {
+      throw new TableCacheException(
+          Kind.UNSUPPORTED_VERSION, "UnsupportedVersion: unknown checksum kind " + checksumKind);
+    }
+    requireHeader(b, 8);
+    if (u8(b, 6) != 0 || u8(b, 7) != 0) {
+      throw corrupt("ReservedNotZero: header reserved bytes 6..8 are not zero");
+    }
+    requireHeader(b, HEADER_LEN);
+    long rowCount = u32(b, 8);
+    long columnCount = u32(b, 12);
+    long schemaLen = u32(b, 16);
+    long statsLen = u32(b, 20);
+    long metaChecksum = u32(b, 24);
+    boolean statsFlag = (flags & FLAG_STATS) != 0;
+    if (statsFlag != (statsLen > 0)) {
+      throw corrupt(
+          "BadStats: flag STATS is " + (statsFlag ? "set" : "clear") + " but stats_len is " + statsLen);
+    }
+    long entries = format == CacheFormat.V3 ? columnCount : 1;
+    // All in long: u32 sums cannot overflow, and nothing is allocated before this check.
+    long payloadStart = HEADER_LEN + schemaLen + statsLen + ENTRY_LEN * entries;
+    if (payloadStart > len) {
+      throw corrupt(
+          "Truncated: sections end at byte " + payloadStart + " but the frame has " + len + " bytes");
+    }
+    if (checksumKind == ParsedFrame.CHECKSUM_CRC32C) {
+      Checksum crc = Crc32c.create();
+      crc.update(b, 0, 24);
+      crc.update(b, HEADER_LEN, (int) payloadStart - HEADER_LEN);
+      if (crc.getValue() != metaChecksum) {
+        throw new TableCacheException(
+            Kind.CHECKSUM_MISMATCH,
+            String.format(
+                "ChecksumMismatch: meta checksum is %08x, computed %08x",
+                metaChecksum, crc.getValue()));
+      }
+    } else if (metaChecksum != 0) {
+      throw corrupt("ReservedNotZero: meta_checksum is " + metaChecksum + " without checksums");
+    }
+    if (rowCount > Integer.MAX_VALUE) {
+      throw corrupt(
+          "RowCountTooLarge: row count " + rowCount + " exceeds the format's limit of 2147483647");
+    }
+    if (columnCount > Integer.MAX_VALUE) {
+      // No schema that fits in a byte[] has 2^31 fields; saying so here keeps the count an int.
+      throw new TableCacheException(
+          Kind.SCHEMA_MISMATCH, "SchemaMismatch: header claims " + columnCount + " columns");
+    }
+    boolean encodedFlag = (flags & FLAG_ENCODED) != 0;
+    List<DirectoryEntry> directory =
+        parseDirectory(b, (int) entries, payloadStart, checksumKind, encodedFlag);
+    int statsOffset = (int) (HEADER_LEN + schemaLen);
+    List<ColumnStats> stats =
+        statsFlag ? parseStats(b, statsOffset, (int) statsLen, rowCount, columnCount) : null;
+    return new ParsedFrame(
+        b,
+        format,
+        flags,
+        rowCount,
+        (int) columnCount,
+        HEADER_LEN,
+        schemaLen,
+        statsLen,
+        metaChecksum,
+        payloadStart,
+        directory,
+        stats,
+        null);
+  }
+
+  // Check order matches the native parser (mutation tests compare the kinds both report).
+  private static List<DirectoryEntry> parseDirectory(
+      byte[] b, int entries, long payloadStart, int checksumKind, boolean encodedFlag) {
+    long len = b.length;
+    List<DirectoryEntry> out = new ArrayList<>(entries); // bounded: 20 × entries ≤ len
+    long expectedOffset = 0;
+    boolean anyEncoded = false;
+    int base = (int) payloadStart - ENTRY_LEN * entries;
+    for (int i = 0; i < entries; i++) {
+      int p = base + ENTRY_LEN * i;
+      long offset = u32(b, p);
+      long stored = u32(b, p + 4);
+      long raw = u32(b, p + 8);
+      long checksum = u32(b, p + 12);
+      int codec = u8(b, p + 16);
+      int encoding = u8(b, p + 17);
+      if (u8(b, p + 18) != 0 || u8(b, p + 19) != 0) {
+        throw corrupt("CorruptDirectory: entry " + i + " reserved bytes are not zero");
+      }
+      if (codec > DirectoryEntry.CODEC_ZSTD) {
+        throw new TableCacheException(
+            Kind.UNSUPPORTED_CODEC, "UnsupportedCodec: directory entry " + i + " codec " + codec);
+      }
+      // An unknown encoding is a newer writer's, like an unknown codec: same kind.
+      if (encoding > DirectoryEntry.ENCODING_BYTE_STREAM_SPLIT) {
+        throw new TableCacheException(
+            Kind.UNSUPPORTED_CODEC,
+            "UnsupportedEncoding: directory entry " + i + " encoding " + encoding);
+      }
+      if (encoding != DirectoryEntry.ENCODING_PLAIN) {
+        if (!encodedFlag) {
+          throw corrupt(
+              "CorruptDirectory: entry " + i + " is encoded but the ENCODED flag is clear");
+        }
+        anyEncoded = true;
+      }
+      if (offset != expectedOffset) {
+        throw corrupt(
+            "CorruptDirectory: entry " + i + " has offset " + offset + ", expected "
+                + expectedOffset + " (payloads are contiguous)");
+      }
+      if (payloadStart + offset + stored > len) {
+        throw corrupt(
+            "LengthOutOfBounds: payload "
+                + i
+                + " ends at byte "
+                + (payloadStart + offset + stored)
+                + " past the frame end "
+                + len);
+      }
+      checkRawLen(i, codec, stored, raw);
+      if (checksumKind == ParsedFrame.CHECKSUM_NONE && checksum != 0) {
+        throw corrupt("CorruptDirectory: entry " + i + " has a checksum but the kind is NONE");
+      }
+      out.add(new DirectoryEntry(offset, stored, raw, checksum, codec, encoding));
+      expectedOffset += stored;
+    }
+    // Exact both ways, like STATS: a frame has exactly one valid flags byte.
+    if (encodedFlag && !anyEncoded) {
+      throw corrupt("CorruptDirectory: the ENCODED flag is set but no payload is encoded");
+    }
+    long end = payloadStart + expectedOffset;
+    if (end != len) {
+      throw corrupt("TrailingBytes: frame ends at byte " + end + " but has " + len + " bytes");
+    }
+    return out;
+  }
+
+  private static void checkRawLen(int i, int codec, long stored, long raw) {
+    if (raw > MAX_RAW_LEN) {
+      throw corrupt(
+          "CorruptDirectory: entry " + i + " raw_len " + raw + " exceeds the limit " + MAX_RAW_LEN);
+    }
+    switch (codec) {
+      case DirectoryEntry.CODEC_NONE:
+        if (stored != raw) {
+          throw corrupt(
+              "CorruptDirectory: uncompressed payload " + i + " has stored_len " + stored
+                  + " != raw_len " + raw);
+        }
+        break;
+      case DirectoryEntry.CODEC_LZ4:
+        if (raw > 255 * stored + 16) {
+          throw corrupt(
+              "CorruptDirectory: lz4 payload " + i + " claims raw_len " + raw + " from " + stored
+                  + " stored bytes");
+        }
+        break;
+      default: // zstd
+        if (raw > 32768 * stored + 1024) {
+          throw corrupt(
+              "CorruptDirectory: zstd payload " + i + " claims raw_len " + raw + " from " + stored
+                  + " stored bytes");
+        }
+        break;
+    }
+  }
+
+  private static List<ColumnStats> parseStats(
+      byte[] b, int start, int statsLen, long headerRows, long headerColumns) {
+    int end = start + statsLen;
+    if (statsLen < 4) {
+      throw corrupt("BadStats: stats section of " + statsLen + " bytes has no column count");
+    }
+    long columns = u32(b, start);
+    if (columns != headerColumns) {
+      throw corrupt(
+          "BadStats: stats column_count " + columns + " != header column_count " + headerColumns);
+    }
+    // Each entry takes at least 18 bytes: check before sizing the list by a length field.
+    if (columns * STATS_ENTRY_MIN > statsLen - 4L) {
+      throw corrupt(
+          "BadStats: " + columns + " stats entries cannot fit in " + statsLen + " bytes");
+    }
+    List<ColumnStats> out = new ArrayList<>((int) columns);
+    int[] pos = {start + 4};
+    for (int i = 0; i < columns; i++) {
+      out.add(parseStatsEntry(b, pos, end, i, headerRows));
+    }
+    if (pos[0] != end) {
+      throw corrupt(
+          "BadStats: " + (end - pos[0]) + " trailing bytes after the last stats entry");
+    }
+    return out;
+  }
+
+  private static ColumnStats parseStatsEntry(byte[] b, int[] pos, int end, int col, long rows) {
+    int p = need(pos[0], STATS_ENTRY_MIN, end, col);
+    long nullCount = u32(b, p);
+    long rowCount = u32(b, p + 4);
+    long size = i64(b, p + 8);
+    int flags = u8(b, p + 16);
+    int kindId = u8(b, p + 17);
+    pos[0] = p + STATS_ENTRY_MIN;
+    if ((flags & 0xF0) != 0) {
+      throw badStats(col, String.format("reserved stats flag bits set (0x%02x)", flags));
+    }
+    BoundKind kind = BoundKind.fromId(kindId);
+    if (kind == null) {
+      throw badStats(col, "unknown bound kind " + kindId);
+    }
+    boolean unsupported = (flags & ColumnStats.FLAG_UNSUPPORTED) != 0;
+    boolean hasNaN = (flags & ColumnStats.FLAG_HAS_NAN) != 0;
+    boolean hasLower = (flags & ColumnStats.FLAG_HAS_LOWER) != 0;
+    boolean hasUpper = (flags & ColumnStats.FLAG_HAS_UPPER) != 0;
+    if ((kind == BoundKind.NONE) != (!hasLower && !hasUpper)) {
+      throw badStats(col, "bound kind " + kind + " disagrees with the HAS_LOWER/HAS_UPPER flags");
+    }
+    if (unsupported && (kind != BoundKind.NONE || hasNaN)) {
+      throw badStats(col, "an UNSUPPORTED column carries bounds or HAS_NAN");
+    }
+    if (rowCount != rows) {
+      throw badStats(col, "row_count " + rowCount + " != header row_count " + rows);
+    }
+    if (nullCount > rowCount) {
+      throw badStats(col, "null_count " + nullCount + " > row_count " + rowCount);
+    }
+    if (!unsupported) {
+      boolean anyValue = nullCount < rowCount;
+      if (anyValue != hasLower) {
+        throw badStats(
+            col,
+            anyValue
+                ? "a column with non-null values has no lower bound"
+                : "an all-null column carries a lower bound");
+      }
+      if (!anyValue && hasUpper) {
+        throw badStats(col, "an all-null column carries an upper bound");
+      }
+      if (hasUpper != hasLower && kind != BoundKind.UTF8) {
+        throw badStats(col, "only string columns may lack an upper bound");
+      }
+    }
+    if (hasNaN && kind != BoundKind.FLOAT) {
+      throw badStats(col, "HAS_NAN on a non-float column");
+    }
+    Object lower = hasLower ? readBound(b, pos, end, col, kind) : null;
+    Object upper = hasUpper ? readBound(b, pos, end, col, kind) : null;
+    if (kind == BoundKind.FLOAT) {
+      if (hasNaN != Double.isNaN((Double) upper)) {
+        throw badStats(col, "HAS_NAN " + hasNaN + " but the upper bound is " + upper);
+      }
+    }
+    return new ColumnStats(nullCount, rowCount, size, flags, kind, lower, upper);
+  }
+
+  private static Object readBound(byte[] b, int[] pos, int end, int col, BoundKind kind) {
+    int p;
+    switch (kind) {
+      case BOOL:
+        p = need(pos[0], 1, end, col);
+        pos[0] = p + 1;
+        int v = u8(b, p);
+        if (v > 1) {
+          throw badStats(col, "boolean bound byte " + v);
+        }
+        return v == 1;
+      case INT:
+        p = need(pos[0], 8, end, col);
+        pos[0] = p + 8;
+        return i64(b, p);
+      case FLOAT:
+        p = need(pos[0], 8, end, col);
+        pos[0] = p + 8;
+        return Double.longBitsToDouble(i64(b, p));
+      case UTF8:
+        p = need(pos[0], 4, end, col);
+        long n = u32(b, p);
+        if (n > end - (p + 4L)) {
+          throw badStats(col, "string bound of " + n + " bytes runs past the stats section");
+        }
+        byte[] s = new byte[(int) n]; // bounded by the check above
+        System.arraycopy(b, p + 4, s, 0, (int) n);
+        pos[0] = p + 4 + (int) n;
+        if (!isValidUtf8(s)) {
+          throw badStats(col, "string bound is not valid UTF-8");
+        }
+        return s;
+      case DECIMAL128:
+        p = need(pos[0], 16, end, col);
+        pos[0] = p + 16;
+        byte[] be = new byte[16];
+        for (int i = 0; i < 16; i++) {
+          be[i] = b[p + 15 - i]; // little-endian two's complement → BigInteger's big-endian
+        }
+        return new BigInteger(be);
+      default:
+        throw badStats(col, "bound of kind NONE");
+    }
+  }
+
+  private static boolean isValidUtf8(byte[] s) {
+    try {
+      StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(s));
+      return true;
+    } catch (CharacterCodingException e) {
+      return false;
+    }
+  }
+
+  private static void requireHeader(byte[] b, int n) {
+    if (b.length < n) {
+      throw corrupt(
+          "Truncated: frame header needs " + n + " bytes, the frame has " + b.length);
+    }
+  }
+
+  private static int need(int p, int n, int end, int col) {
+    if ((long) p + n > end) {
+      throw badStats(col, "entry runs past the end of the stats section");
+    }
+    return p;
+  }
+
+  private static TableCacheException badStats(int col, String message) {
+    return corrupt("BadStats: column " + col + ": " + message);
+  }
+
+  static TableCacheException corrupt(String message) {
+    return new TableCacheException(Kind.CORRUPT_FRAME, message);
+  }
+}

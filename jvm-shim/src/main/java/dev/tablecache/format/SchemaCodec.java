@@ -1,0 +1,160 @@
+package dev.tablecache.format;
+
+import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.TableCacheException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.vector.ipc.ReadChannel;
+import org.apache.arrow.vector.ipc.WriteChannel;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Converts between Arrow schemas and encapsulated IPC schema messages, with small bounded caches
+ * both ways: a cache holds few distinct schemas but sees one lookup per batch, and flatbuffer
+ * (de)serialization per batch is measurable on the hot path.
+ */
+public final class SchemaCodec {
+
+  static final int CACHE_CAPACITY = 256;
+
+  private static final Map<ByteBuffer, Schema> DECODED = lru();
+  private static final Map<Schema, byte[]> ENCODED = lru();
+
+  private SchemaCodec() {}
+
+  /**
+   * Decodes an encapsulated IPC schema message of {@code len} bytes at {@code off}.
+   *
+   * @throws TableCacheException CORRUPT_FRAME when the bytes are not a schema message
+   */
+  static Schema decode(byte[] bytes, int off, int len) {
+    ByteBuffer probe = ByteBuffer.wrap(bytes, off, len).slice(); // content-based equals/hashCode
+    synchronized (DECODED) {
+      Schema s = DECODED.get(probe);
+      if (s != null) {
+        return s;
+      }
+    }
+    Schema s = decodeUncached(bytes, off, len);
+    byte[] key = new byte[len];
+    System.arraycopy(bytes, off, key, 0, len);
+    synchronized (DECODED) {
+      DECODED.put(ByteBuffer.wrap(key), s);
+    }
+    return s;
+  }
+
+  /** The encapsulated IPC schema message of {@code schema}; callers must not modify it. */
+  public static byte[] encode(Schema schema) {
+    synchronized (ENCODED) {
+      byte[] b = ENCODED.get(schema);
+      if (b != null) {
+        return b;
+      }
+    }
+    byte[] b = serialize(schema);
+    synchronized (ENCODED) {
+      ENCODED.put(schema, b);
+    }
+    return b;
+  }
+
+  /**
+   * The encapsulated IPC message, through {@link MessageSerializer}: what Arrow 18's {@code
+   * Schema.serializeAsMessage} does, and Arrow 12 (Spark 3.5) has only this form.
+   */
+  private static byte[] serialize(Schema schema) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      MessageSerializer.serialize(new WriteChannel(Channels.newChannel(out)), schema);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+    }
+    return out.toByteArray();
+  }
+
+  private static Schema decodeUncached(byte[] bytes, int off, int len) {
+    // Arrow Java allocates the metadata length it reads, so check it fits the input first.
+    if (len < 8) {
+      throw corrupt("schema section of " + len + " bytes is too short for an IPC message", null);
+    }
+    if (LittleEndian.i32(bytes, off) != -1) {
+      throw corrupt("schema section does not start with the IPC continuation marker", null);
+    }
+    int metaLen = LittleEndian.i32(bytes, off + 4);
+    if (metaLen <= 0 || metaLen > len - 8) {
+      throw corrupt(
+          "schema message metadata length " + metaLen + " does not fit the " + len + "-byte section",
+          null);
+    }
+    Schema schema;
+    try {
+      ReadChannel in =
+          new ReadChannel(Channels.newChannel(new ByteArrayInputStream(bytes, off, len)));
+      schema = MessageSerializer.deserializeSchema(in);
+    } catch (IOException | RuntimeException | LinkageError | StackOverflowError e) {
+      // flatbuffer accessors on garbage throw anything from IndexOutOfBounds to NPE
+      throw corrupt("undecodable schema: " + e, e);
+    }
+    for (Field f : schema.getFields()) {
+      checkSupported(f);
+    }
+    return schema;
+  }
+
+  /**
+   * Type ids no frame can carry, by name: Arrow 12 (Spark 3.5) lacks the view and run-end ids, so
+   * they cannot be enum constants in code shared by every line.
+   */
+  private static final Set<String> UNSUPPORTED_TYPE_IDS =
+      Collections.unmodifiableSet(
+          new HashSet<>(
+              Arrays.asList(
+                  "Union",
+                  "Utf8View",
+                  "BinaryView",
+                  "ListView",
+                  "LargeListView",
+                  "RunEndEncoded",
+                  "NONE")));
+
+  /** Rejects types no frame can carry, as the native schema parser does (FORMAT.md section 3). */
+  private static void checkSupported(Field field) {
+    if (UNSUPPORTED_TYPE_IDS.contains(field.getType().getTypeID().name())) {
+      throw corrupt(
+          "invalid embedded schema: field '" + field.getName() + "' has unsupported type "
+              + field.getType(),
+          null);
+    }
+    for (Field child : field.getChildren()) {
+      checkSupported(child);
+    }
+  }
+
+  private static TableCacheException corrupt(String message, Throwable cause) {
+    return new TableCacheException(Kind.CORRUPT_FRAME, message, cause);
+  }
+
+  private static <K, V> Map<K, V> lru() {
+    return new LinkedHashMap<K, V>(16, 0.75f, true) {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+        return size() > CACHE_CAPACITY;
+      }
+    };
+  }
+}

@@ -1,0 +1,51 @@
+package dev.tablecache.format;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+import java.util.zip.CRC32C;
+import java.util.zip.Checksum;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The table-driven CRC32C that the Spark 3.5 jar uses on Java 8 agrees with the JDK's (the tests
+ * run on Java 17, where {@link Crc32c#create()} returns the JDK's).
+ */
+class Crc32cTest {
+
+  @Test
+  void knownCheckValue() {
+    Checksum c = new Crc32c.PureJava();
+    byte[] b = "123456789".getBytes(StandardCharsets.US_ASCII);
+    c.update(b, 0, b.length);
+    assertEquals(0xE3069283L, c.getValue()); // the CRC-32C check value (RFC 3720)
+  }
+
+  @Test
+  void pureJavaMatchesTheJdkOnRandomSlices() {
+    Random rnd = new Random(42);
+    for (int round = 0; round < 500; round++) {
+      byte[] b = new byte[rnd.nextInt(3000)];
+      rnd.nextBytes(b);
+      int off = b.length == 0 ? 0 : rnd.nextInt(b.length);
+      int len = rnd.nextInt(b.length - off + 1);
+      Checksum jdk = new CRC32C();
+      Checksum ours = new Crc32c.PureJava();
+      jdk.update(b, off, len);
+      ours.update(b, off, len);
+      if (len > 0) { // single-byte updates too
+        jdk.update(b[off]);
+        ours.update(b[off]);
+      }
+      assertEquals(jdk.getValue(), ours.getValue(), "round " + round);
+      ours.reset();
+      assertEquals(new CRC32C().getValue(), ours.getValue(), "after reset");
+    }
+  }
+
+  @Test
+  void createUsesTheJdkWhereItExists() {
+    assertEquals(CRC32C.class, Crc32c.create().getClass());
+  }
+}
