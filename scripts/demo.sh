@@ -10,10 +10,10 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 source "$ROOT/scripts/lib/pyspark-env.sh"
 
 version="${PYSPARK_VERSION:-4.3.0}"
-echo "demo: [1/3] native library and jar" >&2
-jar="$(tablecache_jar "$version")"
-echo "demo: [2/3] PySpark $version" >&2
-pyspark_env "$version"
+echo "demo: [1/3] PySpark $version, and the tablecache wheel installed into its virtualenv" >&2
+install_tablecache_wheel "$version"
+jar="$TABLECACHE_WHEEL_JAR"
+echo "demo: [2/3] the installed package's jar for PySpark $version: $jar" >&2
 echo "demo: [3/3] caching ${DEMO_ROWS:-3000000} rows x 16 columns with each serializer" >&2
 "$PYSPARK_VENV/bin/python" "$ROOT/scripts/bench/run.py" --python "$PYSPARK_VENV/bin/python" \
   --jar "$jar" --out "$ROOT/target/demo" --title "tablecache demo" --no-chart \

@@ -3,8 +3,9 @@
 Run by tests/run_e2e.sh in three ways, named by the first argument:
   submit              spark-submit --jars JAR, only spark.sql.cache.serializer set
   submit+extensions   the same plus spark.sql.extensions=...TableCacheExtensions
-  builder JAR         plain python: SparkSession.builder.config("spark.jars", JAR) and the
-                      serializer, as a PySpark user writes it
+  configure           plain python: tablecache.configure(SparkSession.builder) from the
+                      installed wheel and nothing else, as a PySpark user writes it (on Spark
+                      3.5 configure also names the extension in spark.sql.extensions)
 Every way must install tablecache's columnar rule exactly once (Spark loads the extension from
 the jar's META-INF/services; naming it as well must not apply it twice), read the cache through
 ColumnarToRow, keep Spark's row path when spark.tablecache.columnarRead=false, and return the
@@ -36,12 +37,12 @@ FROM range(0, 4000, 1, 4)
 """
 
 
-def session(way, jar):
+def session(way):
     builder = SparkSession.builder.appName(f"tablecache-e2e-loading-{way}")
-    if way == "builder":
-        builder = (builder.master("local-cluster[2,1,1024]")
-                   .config("spark.jars", jar)
-                   .config("spark.sql.cache.serializer", SERIALIZER)
+    if way == "configure":
+        import tablecache
+        builder = (tablecache.configure(builder)
+                   .master("local-cluster[2,1,1024]")
                    .config("spark.ui.enabled", "false")
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.shuffle.partitions", "4"))
@@ -54,8 +55,7 @@ def rows(df):
 
 def main():
     way = sys.argv[1]
-    jar = sys.argv[2] if len(sys.argv) > 2 else None
-    spark = session(way, jar)
+    spark = session(way)
     passed = 0
     failed = 0
 
@@ -70,10 +70,11 @@ def main():
     try:
         check("serializer", spark.conf.get("spark.sql.cache.serializer") == SERIALIZER)
         extensions = spark.sparkContext.getConf().get("spark.sql.extensions", "")
-        check("spark.sql.extensions as launched",
-              ("TableCacheExtensions" in extensions) == (way == "submit+extensions"), extensions)
         loads_providers = not spark.version.startswith("3.")
-        expected_rules = 1 if loads_providers or way == "submit+extensions" else 0
+        names_extension = way == "submit+extensions" or (way == "configure" and not loads_providers)
+        check("spark.sql.extensions as launched",
+              ("TableCacheExtensions" in extensions) == names_extension, extensions)
+        expected_rules = 1 if loads_providers or names_extension else 0
         rules = spark._jsparkSession.sessionState().columnarRules()
         names = [rules.apply(i).getClass().getName() for i in range(rules.size())]
         check(f"our columnar rule installed {expected_rules} time(s) (Spark {spark.version})",

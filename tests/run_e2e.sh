@@ -3,14 +3,17 @@
 #
 # For each PySpark version in PYSPARK_VERSIONS (default: "3.5.9 4.0.1 4.1.3 4.3.0", both jars and
 # every Spark 4 line), makes a virtualenv under $TABLECACHE_E2E_HOME (default
-# ~/.cache/tablecache-e2e) with that pyspark installed by pip if it is missing, then runs through
-# spark-submit on local-cluster[2,1,1024] (two executor JVMs) with that Spark line's tablecache
-# jar (scripts/lib/pyspark-env.sh: tablecache_jar) and spark.tablecache.onUnavailable=fail:
+# ~/.cache/tablecache-e2e) with that pyspark installed by pip if it is missing, pip-installs the
+# tablecache wheel into it (scripts/lib/pyspark-env.sh: install_tablecache_wheel), then runs
+# through spark-submit on local-cluster[2,1,1024] (two executor JVMs) with the jar the installed
+# package picks (tablecache.jar_path()) and spark.tablecache.onUnavailable=fail:
 #   - tests/e2e_cache.py, once with Java serialization and once with Kryo (registrationRequired),
 #     each printing "e2e: N passed, N failed";
+#   - python/tests (the installed wheel's configure() and jar_path() against the real PySpark);
 #   - tests/e2e_loading.py three ways (spark-submit --jars with only the serializer set; the same
-#     plus spark.sql.extensions; a plain-python SparkSession.builder with spark.jars): the
-#     columnar read rule loads from the jar exactly once, printing "e2e-loading: N passed, N failed";
+#     plus spark.sql.extensions; plain python with tablecache.configure(SparkSession.builder) and
+#     nothing else): the columnar read rule loads exactly once, printing "e2e-loading: N passed,
+#     N failed";
 #   - tests/e2e_faults.py (concurrency, a killed executor, spill to disk, a corrupted block; it
 #     picks its serializers itself), printing "e2e-faults: N passed, N failed", on the versions
 #     in E2E_FAULT_VERSIONS (default: every version; about a minute each at smoke scale).
@@ -43,10 +46,17 @@ timed() {
 }
 
 for version in $VERSIONS; do
-  jar="$(tablecache_jar "$version")"
-  echo "run_e2e: pyspark $version, jar $jar"
-  pyspark_env "$version"
+  # The wheel goes into the PySpark virtualenv as a user installs it; the jar is the one the
+  # installed package picks for this PySpark (tablecache.jar_path()).
+  install_tablecache_wheel "$version"
+  jar="$TABLECACHE_WHEEL_JAR"
   venv="$PYSPARK_VENV"
+  echo "run_e2e: pyspark $version, jar $jar"
+  if ! timed "pyspark $version wheel: configure, jar_path" \
+      "$venv/bin/python" -m unittest discover -s "$ROOT/python/tests" -t "$ROOT/python/tests"; then
+    echo "run_e2e: FAILED for pyspark $version (wheel)" >&2
+    status=1
+  fi
   common=(--master 'local-cluster[2,1,1024]'
           --jars "$jar"
           --conf spark.sql.cache.serializer=dev.tablecache.spark.NativeCachedBatchSerializer
@@ -83,8 +93,8 @@ for version in $VERSIONS; do
     timed "pyspark $version loading: submit+extensions" "$venv/bin/spark-submit" "${common[@]}" \
         --conf spark.sql.extensions=dev.tablecache.spark.TableCacheExtensions \
         "$ROOT/tests/e2e_loading.py" submit+extensions || loading_ok=0
-    timed "pyspark $version loading: builder" \
-        "$venv/bin/python" "$ROOT/tests/e2e_loading.py" builder "$jar" || loading_ok=0
+    timed "pyspark $version loading: tablecache.configure" \
+        "$venv/bin/python" "$ROOT/tests/e2e_loading.py" configure || loading_ok=0
     if [[ $loading_ok == 0 ]]; then
       echo "run_e2e: FAILED for pyspark $version (loading)" >&2
       status=1

@@ -10,6 +10,11 @@
 #                         (both built by scripts/build.sh when either is missing or older than
 #                         the sources; $TABLECACHE_JAR, if set, is used for every version),
 #                         checking that it carries the native library
+#   install_tablecache_wheel VERSION
+#                         pip-installs the tablecache wheel (target/python, built with the jars
+#                         by scripts/build.sh) into the virtualenv of pyspark_env VERSION, the way
+#                         a user would, and exports TABLECACHE_WHEEL_JAR: the jar the installed
+#                         package picks for that PySpark (tablecache.jar_path()), or $TABLECACHE_JAR
 
 TC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -57,4 +62,26 @@ tablecache_jar() {
     return 1
   fi
   echo "$jar"
+}
+
+install_tablecache_wheel() {
+  local version="${1:?usage: install_tablecache_wheel PYSPARK_VERSION}" wheel
+  # tablecache_jar rebuilds jars and wheel when the sources are newer.
+  tablecache_jar "$version" >/dev/null
+  wheel="$(ls "$TC_ROOT"/target/python/tablecache-*.whl 2>/dev/null | head -n1 || true)"
+  if [[ -z "$wheel" || -n "$(find "$TC_ROOT"/jvm-shim/target/spark-*/tablecache-*.jar "$TC_ROOT"/python/src/tablecache/*.py \
+                               "$TC_ROOT/python/pyproject.toml" -newer "$wheel" -print -quit)" ]]; then
+    echo "building the wheel (scripts/build.sh)" >&2
+    "$TC_ROOT/scripts/build.sh" >&2
+    wheel="$(ls "$TC_ROOT"/target/python/tablecache-*.whl | head -n1)"
+  fi
+  pyspark_env "$version"
+  "$PYSPARK_VENV/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+    "$wheel" >&2
+  if [[ -n "${TABLECACHE_JAR:-}" ]]; then
+    TABLECACHE_WHEEL_JAR="$TABLECACHE_JAR"
+  else
+    TABLECACHE_WHEEL_JAR="$(cd / && "$PYSPARK_VENV/bin/python" -c 'import tablecache; print(tablecache.jar_path())')"
+  fi
+  export TABLECACHE_WHEEL_JAR
 }
