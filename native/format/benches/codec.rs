@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use arrow_array::Array;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use tablecache_format::{decode, write, Codec, Encoding, Format, WriteOptions};
+use tablecache_format::{decode, decode_fetched, write, Codec, Encoding, Format, WriteOptions};
 
 const ROWS: usize = 10_000;
 
@@ -103,6 +103,33 @@ fn benches(c: &mut Criterion) {
                 b.iter(|| decode(black_box(&frame), Some(p)).expect("decode"))
             });
         }
+    }
+    g.finish();
+
+    // The JNI read copies what it decodes out of the Java array first (decode_fetched); this
+    // prices that copy against decoding borrowed bytes, the same projections side by side.
+    let mut g = c.benchmark_group("decode_fetched");
+    g.throughput(Throughput::Bytes(bytes));
+    let frame = write(&batch, &WriteOptions::default()).expect("write");
+    for projection in [vec![0usize], vec![0, 4, 8, 12]] {
+        let label = format!("{}of16", projection.len());
+        g.bench_with_input(BenchmarkId::new("borrowed", &label), &projection, |b, p| {
+            b.iter(|| decode(black_box(&frame), Some(p)).expect("decode"))
+        });
+        g.bench_with_input(BenchmarkId::new("fetched", &label), &projection, |b, p| {
+            b.iter(|| {
+                let source = black_box(&frame);
+                decode_fetched(
+                    source.len(),
+                    |offset, dst| {
+                        dst.copy_from_slice(&source[offset..offset + dst.len()]);
+                        Ok(())
+                    },
+                    Some(p),
+                )
+                .expect("decode")
+            })
+        });
     }
     g.finish();
     black_box(batch.column(0).len());

@@ -1,6 +1,7 @@
 //! Format detection and frame parsing: header, schema, stats and directory,
 //! without touching any column payload (FORMAT.md §1–2).
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use crate::codec::{self, StoredCodec};
@@ -156,6 +157,19 @@ pub(crate) fn v3_metadata_end(header: &[u8]) -> Option<usize> {
 impl<'a> Frame<'a> {
     /// Parses and checks header, schema, stats and directory (V2 and V3 only).
     pub fn parse(bytes: &'a [u8]) -> Result<Frame<'a>> {
+        Self::parse_metadata(bytes, bytes.len())
+    }
+
+    /// [`Frame::parse`] of a frame `frame_len` bytes long of which `bytes` holds a prefix that
+    /// contains at least the metadata; the payloads are fetched separately and handed to
+    /// [`Frame::verified`]. Errors are exactly those of `parse` over the whole frame.
+    pub(crate) fn parse_metadata(bytes: &'a [u8], frame_len: usize) -> Result<Frame<'a>> {
+        if bytes.len() > frame_len {
+            return Err(Error::Internal(format!(
+                "a prefix of {} bytes of a {frame_len}-byte frame",
+                bytes.len()
+            )));
+        }
         let format = detect(bytes)?;
         if format == Format::Legacy {
             return Err(Error::InvalidArgument(
@@ -226,7 +240,7 @@ impl<'a> Frame<'a> {
         }
         let directory = parse_directory(
             directory_bytes,
-            bytes.len() - payload_start,
+            frame_len - payload_start,
             checksum,
             flags & FLAG_ENCODED != 0,
         )?;
@@ -272,25 +286,39 @@ impl<'a> Frame<'a> {
         })
     }
 
-    /// The stored bytes of directory entry `index`, checksum verified.
-    pub(crate) fn payload(&self, index: usize) -> Result<(&'a [u8], &DirectoryEntry)> {
+    /// Where the stored bytes of directory entry `index` lie in the frame, and the entry.
+    pub(crate) fn payload_range(&self, index: usize) -> Result<(Range<usize>, &DirectoryEntry)> {
         let entry = self
             .directory
             .get(index)
             .ok_or_else(|| Error::Internal(format!("directory entry {index} missing")))?;
         let start = self.payload_start + entry.offset as usize;
-        let stored = &self.bytes[start..start + entry.stored_len as usize];
+        Ok((start..start + entry.stored_len as usize, entry))
+    }
+
+    /// `stored`, the bytes of directory entry `index`, after checking them against its checksum.
+    pub(crate) fn verified<'b>(&self, index: usize, stored: &'b [u8]) -> Result<&'b [u8]> {
         if self.checksum == ChecksumKind::Crc32c {
+            let expected = self.directory.get(index).map_or(0, |e| e.checksum);
             let computed = codec::crc32c(stored);
-            if computed != entry.checksum {
+            if computed != expected {
                 return Err(Error::ChecksumMismatch {
                     what: format!("payload {index}"),
-                    stored: entry.checksum,
+                    stored: expected,
                     computed,
                 });
             }
         }
-        Ok((stored, entry))
+        Ok(stored)
+    }
+
+    /// The stored bytes of directory entry `index`, checksum verified (a frame parsed whole).
+    pub(crate) fn payload(&self, index: usize) -> Result<(&'a [u8], &DirectoryEntry)> {
+        let (range, entry) = self.payload_range(index)?;
+        let stored = self.bytes.get(range).ok_or_else(|| {
+            Error::Internal(format!("payload {index} lies outside the parsed bytes"))
+        })?;
+        Ok((self.verified(index, stored)?, entry))
     }
 }
 

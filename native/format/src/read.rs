@@ -10,7 +10,7 @@ use crate::body::{BodyLayout, PartsReader};
 use crate::codec;
 use crate::encoding::Encoding;
 use crate::error::{Error, Result};
-use crate::frame::{detect, Format, Frame};
+use crate::frame::{detect, DirectoryEntry, Format, Frame};
 
 /// Decodes `bytes` (any format). `projection` selects columns by index, in
 /// the given order; `None` means all, an empty slice yields only the row count.
@@ -37,37 +37,20 @@ pub fn decode(bytes: &[u8], projection: Option<&[usize]>) -> Result<RecordBatch>
         }
         Format::V3 => {
             let frame = Frame::parse(bytes)?;
-            let count = frame.column_count as usize;
-            check_projection(projection, count)?;
-            let all: Vec<usize>;
-            let indices = match projection {
-                Some(p) => p,
-                None => {
-                    all = (0..count).collect();
-                    &all
-                }
-            };
-            let columns = indices
-                .iter()
-                .map(|&i| decode_v3_column(&frame, i))
-                .collect::<Result<Vec<_>>>()?;
-            let schema = Arc::new(
-                frame
-                    .schema
-                    .schema
-                    .project(indices)
-                    .map_err(|e| Error::Internal(e.to_string()))?,
-            );
-            assemble(schema, columns, frame.row_count as usize)
+            decode_v3(&frame, projection, |index| {
+                let (stored, entry) = frame.payload(index)?;
+                decode_v3_column(&frame, index, stored, entry)
+            })
         }
     }
 }
 
-/// [`decode`] for bytes the caller cannot lend for the whole decode (the JNI layer: a Java
-/// `byte[]` may be pinned only briefly). `read(offset, dst)` copies `dst.len()` bytes of the
-/// cached batch, which is `len` bytes long, starting at `offset`. Of a V3 frame only the
-/// metadata and the projected payloads are copied; the result and every error are exactly those
-/// of [`decode`] over the whole bytes, since that reads nothing else.
+/// [`decode`] for bytes the caller cannot lend for the whole decode (the JNI layer copies them
+/// out of a Java `byte[]`, which may be pinned only briefly). `read(offset, dst)` copies
+/// `dst.len()` bytes of the cached batch, which is `len` bytes long, starting at `offset`. Of a
+/// V3 frame only the metadata and the projected payloads are copied, each once; V2 and legacy
+/// batches, which decode whole, are copied whole. The result and every error are exactly those
+/// of [`decode`] over the whole bytes.
 pub fn decode_fetched<F>(
     len: usize,
     mut read: F,
@@ -87,29 +70,49 @@ where
             return decode(&whole, projection);
         }
     };
-    // Zeroed, so payloads that are not projected cost no copy; the decoder never reads them.
-    let mut bytes = vec![0u8; len];
-    bytes[..header.len()].copy_from_slice(header);
-    read(header.len(), &mut bytes[header.len()..metadata_end])?;
-    let ranges = {
-        let frame = Frame::parse(&bytes)?;
-        let count = frame.column_count as usize;
-        check_projection(projection, count)?;
-        let range = |i: usize| {
-            frame.directory.get(i).map(|e| {
-                let start = frame.payload_start + e.offset as usize;
-                start..start + e.stored_len as usize
-            })
-        };
-        match projection {
-            Some(p) => p.iter().filter_map(|&i| range(i)).collect::<Vec<_>>(),
-            None => (0..count).filter_map(range).collect(),
+    let mut metadata = vec![0u8; metadata_end];
+    metadata[..header.len()].copy_from_slice(header);
+    read(header.len(), &mut metadata[header.len()..])?;
+    let frame = Frame::parse_metadata(&metadata, len)?;
+    let mut stored = Vec::new();
+    decode_v3(&frame, projection, |index| {
+        let (range, entry) = frame.payload_range(index)?;
+        stored.clear();
+        stored.resize(range.len(), 0);
+        read(range.start, &mut stored)?;
+        let verified = frame.verified(index, &stored)?;
+        decode_v3_column(&frame, index, verified, entry)
+    })
+}
+
+/// The projected columns of a V3 frame, each decoded by `column(index)`.
+fn decode_v3(
+    frame: &Frame<'_>,
+    projection: Option<&[usize]>,
+    mut column: impl FnMut(usize) -> Result<ArrayRef>,
+) -> Result<RecordBatch> {
+    let count = frame.column_count as usize;
+    check_projection(projection, count)?;
+    let all: Vec<usize>;
+    let indices = match projection {
+        Some(p) => p,
+        None => {
+            all = (0..count).collect();
+            &all
         }
     };
-    for r in ranges {
-        read(r.start, &mut bytes[r])?;
-    }
-    decode(&bytes, projection)
+    let columns = indices
+        .iter()
+        .map(|&i| column(i))
+        .collect::<Result<Vec<_>>>()?;
+    let schema = Arc::new(
+        frame
+            .schema
+            .schema
+            .project(indices)
+            .map_err(|e| Error::Internal(e.to_string()))?,
+    );
+    assemble(schema, columns, frame.row_count as usize)
 }
 
 fn check_projection(projection: Option<&[usize]>, count: usize) -> Result<()> {
@@ -143,8 +146,12 @@ fn assemble(schema: SchemaRef, columns: Vec<ArrayRef>, rows: usize) -> Result<Re
     .map_err(|e| Error::SchemaMismatch(e.to_string()))
 }
 
-fn decode_v3_column(frame: &Frame<'_>, index: usize) -> Result<ArrayRef> {
-    let (stored, entry) = frame.payload(index)?;
+fn decode_v3_column(
+    frame: &Frame<'_>,
+    index: usize,
+    stored: &[u8],
+    entry: &DirectoryEntry,
+) -> Result<ArrayRef> {
     let what = || format!("column {index}");
     let mut body = codec::decompress(stored, entry.codec, entry.raw_len as usize, &what)?;
     let schema = frame.schema.schema.as_ref();
