@@ -21,6 +21,7 @@ mod cursor;
 mod encoding;
 mod error;
 mod frame;
+pub mod layout;
 mod legacy;
 mod read;
 pub mod schema;
