@@ -8,7 +8,7 @@ use arrow_ipc::CompressionType;
 use arrow_schema::{DataType, Field};
 
 use crate::body::check_supported;
-use crate::codec::{Codec, MAX_PAYLOAD};
+use crate::codec::{Codec, LZ4_MAX_RATIO, MAX_PAYLOAD, ZSTD_MAX_RATIO};
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
 use crate::layout::{self, BufferKind, Layout};
@@ -147,8 +147,8 @@ fn check_message_lengths(bytes: &[u8]) -> Result<()> {
         };
         let max_ratio: Option<u64> = match batch.compression().map(|c| c.codec()) {
             None => None,
-            Some(CompressionType::LZ4_FRAME) => Some(255),
-            Some(CompressionType::ZSTD) => Some(32768),
+            Some(CompressionType::LZ4_FRAME) => Some(LZ4_MAX_RATIO),
+            Some(CompressionType::ZSTD) => Some(ZSTD_MAX_RATIO),
             Some(other) => {
                 return Err(corrupt(format!(
                     "unknown IPC compression codec {}",
