@@ -10,65 +10,20 @@ use arrow_schema::DataType;
 use crate::cursor::{pad8, to_u32, Cursor};
 use crate::encoding::{split_into, splits, unsplit_in_place, Encoding};
 use crate::error::{Error, Result};
+use crate::layout::{self, BufferKind, Layout};
 use std::ops::Range;
-
-/// How a type's node is laid out.
-#[derive(Debug, Clone, Copy)]
-enum Layout {
-    Null,
-    Boolean,
-    Fixed(usize),
-    VarLen { offset_width: usize },
-    List { offset_width: usize },
-    FixedSizeList,
-    Struct,
-    Dictionary { key_width: usize },
-}
-
-fn layout(data_type: &DataType) -> Result<Layout> {
-    if let Some(width) = data_type.primitive_width() {
-        return Ok(Layout::Fixed(width));
-    }
-    Ok(match data_type {
-        DataType::Null => Layout::Null,
-        DataType::Boolean => Layout::Boolean,
-        DataType::FixedSizeBinary(width) => Layout::Fixed(
-            usize::try_from(*width).map_err(|_| Error::UnsupportedType(data_type.to_string()))?,
-        ),
-        DataType::Utf8 | DataType::Binary => Layout::VarLen { offset_width: 4 },
-        DataType::LargeUtf8 | DataType::LargeBinary => Layout::VarLen { offset_width: 8 },
-        DataType::List(_) | DataType::Map(_, _) => Layout::List { offset_width: 4 },
-        DataType::LargeList(_) => Layout::List { offset_width: 8 },
-        DataType::FixedSizeList(_, _) => Layout::FixedSizeList,
-        DataType::Struct(_) => Layout::Struct,
-        DataType::Dictionary(key, _) => match key.primitive_width() {
-            Some(key_width) if key.is_integer() => Layout::Dictionary { key_width },
-            _ => return Err(Error::UnsupportedType(data_type.to_string())),
-        },
-        _ => return Err(Error::UnsupportedType(data_type.to_string())),
-    })
-}
 
 /// Checks that every node of `data_type` can be carried, before any work is done.
 pub(crate) fn check_supported(data_type: &DataType) -> Result<()> {
-    layout(data_type)?;
-    match data_type {
+    layout::walk(data_type, &mut |t, _| match t {
         DataType::Decimal128(precision, scale) => {
-            check_decimal::<arrow_array::types::Decimal128Type>(data_type, *precision, *scale)
+            check_decimal::<arrow_array::types::Decimal128Type>(t, *precision, *scale)
         }
         DataType::Decimal256(precision, scale) => {
-            check_decimal::<arrow_array::types::Decimal256Type>(data_type, *precision, *scale)
+            check_decimal::<arrow_array::types::Decimal256Type>(t, *precision, *scale)
         }
-        DataType::List(f) | DataType::LargeList(f) | DataType::Map(f, _) => {
-            check_supported(f.data_type())
-        }
-        DataType::FixedSizeList(f, _) => check_supported(f.data_type()),
-        DataType::Struct(fields) => fields
-            .iter()
-            .try_for_each(|f| check_supported(f.data_type())),
-        DataType::Dictionary(_, value) => check_supported(value),
         _ => Ok(()),
-    }
+    })
 }
 
 /// A decimal type's precision is 1..=its maximum and its scale at most its precision (what
@@ -125,16 +80,6 @@ impl<'a> BodyParts<'a> {
             to_u32(len, "array length")?,
             to_u32(null_count, "null count")?,
         ));
-        let layout = layout(data.data_type())?;
-        if !matches!(layout, Layout::Null) {
-            let validity = match data.nulls() {
-                Some(nulls) if null_count > 0 => {
-                    &nulls.buffer().as_slice()[..bit_util::ceil(len, 8)]
-                }
-                _ => &[][..],
-            };
-            self.buffers.push(validity);
-        }
         let buffer = |i: usize, n: usize| -> Result<&'a [u8]> {
             data.buffers()
                 .get(i)
@@ -146,22 +91,31 @@ impl<'a> BodyParts<'a> {
                     ))
                 })
         };
-        match layout {
-            Layout::Null | Layout::Struct | Layout::FixedSizeList => {}
-            Layout::Boolean => self.buffers.push(buffer(0, bit_util::ceil(len, 8))?),
-            Layout::Fixed(width) => self.buffers.push(buffer(0, len * width)?),
-            Layout::Dictionary { key_width } => self.buffers.push(buffer(0, len * key_width)?),
-            Layout::VarLen { offset_width } => {
-                let offsets = buffer(0, (len + 1) * offset_width)?;
-                let end = last_offset(offsets, offset_width)?;
-                self.buffers.push(offsets);
-                self.buffers.push(buffer(1, end)?);
+        // Arrow's buffers, less validity, in layout order; values end at the last offset.
+        let (mut next, mut values_end) = (0, 0);
+        for kind in Layout::of(data.data_type())?.buffers() {
+            let slice = match kind {
+                BufferKind::Validity => match data.nulls() {
+                    Some(nulls) if null_count > 0 => {
+                        &nulls.buffer().as_slice()[..bit_util::ceil(len, 8)]
+                    }
+                    _ => &[][..],
+                },
+                BufferKind::Bits => buffer(next, bit_util::ceil(len, 8))?,
+                BufferKind::Values(width) => buffer(next, len * width)?,
+                BufferKind::Offsets(width) => {
+                    let offsets = buffer(next, (len + 1) * width)?;
+                    values_end = last_offset(offsets, width)?;
+                    offsets
+                }
+                BufferKind::Bytes => buffer(next, values_end)?,
+            };
+            if kind != BufferKind::Validity {
+                next += 1;
             }
-            Layout::List { offset_width } => {
-                self.buffers.push(buffer(0, (len + 1) * offset_width)?)
-            }
+            self.buffers.push(slice);
+            self.widths.push(kind.width());
         }
-        own_buffer_widths(layout, &mut self.widths);
         for child in data.child_data() {
             self.push(child)?;
         }
@@ -301,8 +255,7 @@ impl BodyLayout {
         scratch: &mut Vec<u8>,
         what: &str,
     ) -> Result<()> {
-        let mut widths = Vec::with_capacity(self.buffers.len());
-        buffer_widths(data_type, &mut widths)?;
+        let widths = layout::buffer_widths(data_type)?;
         if widths.len() != self.buffers.len() {
             return Err(Error::SchemaMismatch(format!(
                 "{what}: {} buffers present, the schema uses {}",
@@ -316,37 +269,6 @@ impl BodyLayout {
             }
         }
         Ok(())
-    }
-}
-
-/// The element widths of the buffers a node of `layout` owns (not its children's), in order.
-fn own_buffer_widths(layout: Layout, widths: &mut Vec<usize>) {
-    if !matches!(layout, Layout::Null) {
-        widths.push(1); // validity
-    }
-    match layout {
-        Layout::Null | Layout::Struct | Layout::FixedSizeList => {}
-        Layout::Boolean => widths.push(1),
-        Layout::Fixed(width) => widths.push(width),
-        Layout::Dictionary { key_width } => widths.push(key_width),
-        Layout::VarLen { offset_width } => widths.extend([offset_width, 1]),
-        Layout::List { offset_width } => widths.push(offset_width),
-    }
-}
-
-/// The element widths of every buffer in `data_type`'s tree, in traversal order.
-fn buffer_widths(data_type: &DataType, widths: &mut Vec<usize>) -> Result<()> {
-    own_buffer_widths(layout(data_type)?, widths);
-    match data_type {
-        DataType::List(f)
-        | DataType::LargeList(f)
-        | DataType::Map(f, _)
-        | DataType::FixedSizeList(f, _) => buffer_widths(f.data_type(), widths),
-        DataType::Struct(fields) => fields
-            .iter()
-            .try_for_each(|f| buffer_widths(f.data_type(), widths)),
-        DataType::Dictionary(_, value) => buffer_widths(value, widths),
-        _ => Ok(()),
     }
 }
 
@@ -438,50 +360,33 @@ impl PartsReader {
 
     /// Rebuilds one array of `data_type`, fully validated by arrow-rs.
     pub fn read_array(&mut self, data_type: &DataType) -> Result<ArrayData> {
-        let layout = layout(data_type).map_err(|_| {
+        let layout = Layout::of(data_type).map_err(|_| {
             Error::SchemaMismatch(format!(
                 "{}: schema has unsupported type {data_type}",
                 self.what
             ))
         })?;
         let (len, null_count) = self.node()?;
-        let validity = if matches!(layout, Layout::Null) {
-            None
-        } else {
-            Some(self.buffer()?)
-        };
+        let mut validity = None;
         let mut buffers = Vec::with_capacity(2);
-        let mut children = Vec::new();
-        match layout {
-            Layout::Null | Layout::Struct | Layout::FixedSizeList => {}
-            Layout::Boolean | Layout::Fixed(_) => buffers.push(self.buffer()?),
-            Layout::Dictionary { key_width } => {
-                let keys = self.buffer()?;
-                buffers.push(self.whole_elements(keys, key_width, data_type)?)
+        for kind in layout.buffers() {
+            let mut buffer = self.buffer()?;
+            if kind == BufferKind::Validity {
+                validity = Some(buffer);
+                continue;
             }
-            Layout::VarLen { offset_width } => {
-                let offsets = offsets_or_zero(self.buffer()?, len, offset_width);
-                buffers.push(self.whole_elements(offsets, offset_width, data_type)?);
-                buffers.push(self.buffer()?);
+            if let BufferKind::Offsets(width) = kind {
+                buffer = offsets_or_zero(buffer, len, width);
             }
-            Layout::List { offset_width } => {
-                let offsets = offsets_or_zero(self.buffer()?, len, offset_width);
-                buffers.push(self.whole_elements(offsets, offset_width, data_type)?)
+            if let Some(width) = kind.whole_elements(layout) {
+                buffer = self.whole_elements(buffer, width, data_type)?;
             }
+            buffers.push(buffer);
         }
-        match data_type {
-            DataType::List(f)
-            | DataType::LargeList(f)
-            | DataType::Map(f, _)
-            | DataType::FixedSizeList(f, _) => children.push(self.read_array(f.data_type())?),
-            DataType::Struct(fields) => {
-                for f in fields {
-                    children.push(self.read_array(f.data_type())?);
-                }
-            }
-            DataType::Dictionary(_, value) => children.push(self.read_array(value)?),
-            _ => {}
-        }
+        let children = layout::children(data_type)
+            .into_iter()
+            .map(|child| self.read_array(child))
+            .collect::<Result<Vec<_>>>()?;
         let mut builder = ArrayDataBuilder::new(data_type.clone())
             .len(len)
             .buffers(buffers)

@@ -61,9 +61,9 @@ impl StoredCodec {
 /// Zstd level: level 1 is the fast end and still shrinks cache data well.
 const ZSTD_LEVEL: i32 = 1;
 /// Largest expansion one input byte can produce in the LZ4 block format.
-const LZ4_MAX_RATIO: u64 = 255;
+pub(crate) const LZ4_MAX_RATIO: u64 = 255;
 /// Largest expansion of a zstd frame (RLE blocks: a few bytes per 128 KiB block).
-const ZSTD_MAX_RATIO: u64 = 32768;
+pub(crate) const ZSTD_MAX_RATIO: u64 = 32768;
 /// Largest payload, so every length fits a Java array and an `i32` offset.
 pub(crate) const MAX_PAYLOAD: u64 = i32::MAX as u64 - 64;
 

@@ -19,9 +19,42 @@ pub const MAX_ROW_COUNT: u32 = i32::MAX as u32;
 /// The Arrow IPC continuation marker that starts a legacy stream.
 pub const IPC_CONTINUATION: [u8; 4] = [0xFF; 4];
 /// Fixed header length.
-pub const HEADER_LEN: usize = 28;
+pub const HEADER_LEN: usize = header::LEN;
 /// Directory entry length.
 pub const DIRECTORY_ENTRY_LEN: usize = 20;
+
+/// Byte offsets of the header fields (FORMAT.md §2), the one place they are written down.
+pub mod header {
+    /// The magic (4 bytes).
+    pub const MAGIC_AT: usize = 0;
+    /// The version byte.
+    pub const VERSION_AT: usize = 4;
+    /// The flags byte.
+    pub const FLAGS_AT: usize = 5;
+    /// Two reserved bytes.
+    pub const RESERVED_AT: usize = 6;
+    /// Row count (u32).
+    pub const ROW_COUNT_AT: usize = 8;
+    /// Column count (u32).
+    pub const COLUMN_COUNT_AT: usize = 12;
+    /// Schema section length (u32).
+    pub const SCHEMA_LEN_AT: usize = 16;
+    /// Stats section length (u32).
+    pub const STATS_LEN_AT: usize = 20;
+    /// Metadata checksum (u32), over the header before it and every section after it.
+    pub const META_CHECKSUM_AT: usize = 24;
+    /// Header length; the schema section starts here.
+    pub const LEN: usize = 28;
+}
+
+/// The metadata checksum of a frame whose payloads start at `payload_start`: CRC32C over the
+/// header up to the checksum field, then schema, stats and directory.
+pub fn meta_checksum(frame: &[u8], payload_start: usize) -> u32 {
+    codec::crc32c_append(
+        codec::crc32c(&frame[..header::META_CHECKSUM_AT]),
+        &frame[header::LEN..payload_start],
+    )
+}
 
 pub(crate) const FLAG_STATS: u8 = 0x01;
 const CHECKSUM_SHIFT: u8 = 1;
@@ -176,7 +209,7 @@ impl<'a> Frame<'a> {
                 "a legacy Arrow IPC stream has no frame header".into(),
             ));
         }
-        let mut cur = Cursor::at(bytes, 5);
+        let mut cur = Cursor::at(bytes, header::FLAGS_AT);
         let flags = cur.u8("flags")?;
         if flags & RESERVED_FLAGS != 0 {
             return Err(Error::UnsupportedFlags(flags));
@@ -214,10 +247,7 @@ impl<'a> Frame<'a> {
         let payload_start = cur.position();
         match checksum {
             ChecksumKind::Crc32c => {
-                let computed = codec::crc32c_append(
-                    codec::crc32c(&bytes[..24]),
-                    &bytes[HEADER_LEN..payload_start],
-                );
+                let computed = crate::frame::meta_checksum(bytes, payload_start);
                 if computed != meta_checksum {
                     return Err(Error::ChecksumMismatch {
                         what: "frame metadata (header, schema, stats, directory)".into(),

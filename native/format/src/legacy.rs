@@ -8,9 +8,10 @@ use arrow_ipc::CompressionType;
 use arrow_schema::{DataType, Field};
 
 use crate::body::check_supported;
-use crate::codec::{Codec, MAX_PAYLOAD};
+use crate::codec::{Codec, LZ4_MAX_RATIO, MAX_PAYLOAD, ZSTD_MAX_RATIO};
 use crate::cursor::Cursor;
 use crate::error::{Error, Result};
+use crate::layout::{self, BufferKind, Layout};
 use crate::schema::global_schema_cache;
 
 /// Writes `batch` as an Arrow IPC stream (schema, one batch, end-of-stream).
@@ -151,8 +152,8 @@ fn check_message_lengths(bytes: &[u8]) -> Result<()> {
         };
         let max_ratio: Option<u64> = match batch.compression().map(|c| c.codec()) {
             None => None,
-            Some(CompressionType::LZ4_FRAME) => Some(255),
-            Some(CompressionType::ZSTD) => Some(32768),
+            Some(CompressionType::LZ4_FRAME) => Some(LZ4_MAX_RATIO),
+            Some(CompressionType::ZSTD) => Some(ZSTD_MAX_RATIO),
             Some(other) => {
                 return Err(corrupt(format!(
                     "unknown IPC compression codec {}",
@@ -206,41 +207,24 @@ fn check_whole_elements(
     lengths: &mut impl Iterator<Item = usize>,
     top: bool,
 ) -> Result<()> {
-    if !top && *data_type != DataType::Null {
-        lengths.next(); // validity
-    }
-    // The offsets or keys buffer and its element width.
-    let typed = match data_type {
-        DataType::Utf8 | DataType::Binary | DataType::List(_) | DataType::Map(_, _) => Some(4),
-        DataType::LargeUtf8 | DataType::LargeBinary | DataType::LargeList(_) => Some(8),
-        DataType::Dictionary(key, _) => Some(key.primitive_width().unwrap_or(1)),
-        DataType::Null | DataType::Struct(_) | DataType::FixedSizeList(_, _) => None,
-        _ => {
-            lengths.next(); // values
-            None
+    let node = Layout::of(data_type)?;
+    for kind in node.buffers() {
+        if top && kind == BufferKind::Validity {
+            continue; // the batch's own struct node has no validity buffer
         }
-    };
-    if let Some(width) = typed {
-        if let Some(len) = lengths.next().filter(|len| !len.is_multiple_of(width)) {
-            return Err(Error::CorruptLegacy(format!(
-                "a {len}-byte buffer of {data_type} holds a partial {width}-byte element"
-            )));
-        }
-    }
-    match data_type {
-        DataType::Utf8 | DataType::Binary | DataType::LargeUtf8 | DataType::LargeBinary => {
-            lengths.next(); // values
-        }
-        DataType::List(f)
-        | DataType::LargeList(f)
-        | DataType::Map(f, _)
-        | DataType::FixedSizeList(f, _) => check_whole_elements(f.data_type(), lengths, false)?,
-        DataType::Struct(fields) => {
-            for f in fields {
-                check_whole_elements(f.data_type(), lengths, false)?;
+        if let Some((len, width)) = lengths.next().zip(kind.whole_elements(node)) {
+            if !len.is_multiple_of(width) {
+                return Err(Error::CorruptLegacy(format!(
+                    "a {len}-byte buffer of {data_type} holds a partial {width}-byte element"
+                )));
             }
         }
-        _ => {}
     }
-    Ok(())
+    // A dictionary's values travel in dictionary batches, not with its keys.
+    if matches!(node, Layout::Dictionary { .. }) {
+        return Ok(());
+    }
+    layout::children(data_type)
+        .into_iter()
+        .try_for_each(|child| check_whole_elements(child, lengths, false))
 }

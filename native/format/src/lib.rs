@@ -21,6 +21,7 @@ mod cursor;
 mod encoding;
 mod error;
 mod frame;
+pub mod layout;
 mod legacy;
 mod read;
 pub mod schema;
@@ -32,8 +33,8 @@ pub use codec::{Codec, StoredCodec};
 pub use encoding::Encoding;
 pub use error::{Error, ErrorKind, Result};
 pub use frame::{
-    detect, ChecksumKind, DirectoryEntry, Format, Frame, DIRECTORY_ENTRY_LEN, HEADER_LEN,
-    IPC_CONTINUATION, MAGIC,
+    detect, header, meta_checksum, ChecksumKind, DirectoryEntry, Format, Frame,
+    DIRECTORY_ENTRY_LEN, HEADER_LEN, IPC_CONTINUATION, MAGIC,
 };
 pub use read::{decode, decode_fetched};
 pub use write::{write, write_interned, WriteOptions};

@@ -9,7 +9,8 @@ use crate::cursor::to_u32;
 use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::frame::{
-    ChecksumKind, Format, DIRECTORY_ENTRY_LEN, FLAG_ENCODED, FLAG_STATS, HEADER_LEN, MAGIC,
+    header, meta_checksum, ChecksumKind, Format, DIRECTORY_ENTRY_LEN, FLAG_ENCODED, FLAG_STATS,
+    HEADER_LEN, MAGIC,
 };
 use crate::schema::{encode_schema, InternedSchema};
 use crate::stats::{self, ColumnStats, DEFAULT_STRING_BOUND_LIMIT};
@@ -210,11 +211,11 @@ pub(crate) fn write_frame(
         _ => write_payload(&mut out, 0, &parts)?,
     }
     if any_encoded {
-        out[5] |= FLAG_ENCODED;
+        out[header::FLAGS_AT] |= FLAG_ENCODED;
     }
     if options.checksum == ChecksumKind::Crc32c {
-        let crc = codec::crc32c_append(codec::crc32c(&out[..24]), &out[HEADER_LEN..payload_start]);
-        out[24..28].copy_from_slice(&crc.to_le_bytes());
+        let crc = meta_checksum(&out, payload_start);
+        out[header::META_CHECKSUM_AT..header::LEN].copy_from_slice(&crc.to_le_bytes());
     }
     Ok(out)
 }

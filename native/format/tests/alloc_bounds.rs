@@ -168,8 +168,8 @@ fn reseal(b: &mut [u8]) {
     if payload_start > b.len() {
         return;
     }
-    let crc = crc32c::crc32c_append(crc32c::crc32c(&b[..24]), &b[28..payload_start]);
-    put_u32(b, 24, crc);
+    let crc = tablecache_format::meta_checksum(b, payload_start);
+    put_u32(b, tablecache_format::header::META_CHECKSUM_AT, crc);
 }
 
 fn frame_of(

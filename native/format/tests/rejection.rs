@@ -44,8 +44,8 @@ fn layout(b: &[u8]) -> (usize, usize) {
 /// reaches the check behind it.
 fn reseal(b: &mut [u8]) {
     let (_, payload_start) = layout(b);
-    let crc = crc32c::crc32c_append(crc32c::crc32c(&b[..24]), &b[28..payload_start]);
-    put_u32(b, 24, crc);
+    let crc = tablecache_format::meta_checksum(b, payload_start);
+    put_u32(b, tablecache_format::header::META_CHECKSUM_AT, crc);
 }
 
 fn kind_of(bytes: &[u8], projection: Option<&[usize]>) -> ErrorKind {

@@ -79,8 +79,9 @@ pub fn resealed(data: &[u8]) -> Option<Vec<u8>> {
             out[entry + 12..entry + 16].copy_from_slice(&crc.to_le_bytes());
         }
     }
-    let crc = crc32c::crc32c_append(crc32c::crc32c(&out[..24]), &out[HEADER_LEN..payload_start]);
-    out[24..28].copy_from_slice(&crc.to_le_bytes());
+    let crc = tablecache_format::meta_checksum(&out, payload_start);
+    let at = tablecache_format::header::META_CHECKSUM_AT;
+    out[at..at + 4].copy_from_slice(&crc.to_le_bytes());
     (out != data).then_some(out)
 }
 

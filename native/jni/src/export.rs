@@ -6,11 +6,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use arrow_array::RecordBatch;
 use arrow_data::ArrayData;
-use arrow_schema::DataType;
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
 
 use tablecache_format::body::{normalized, BodyParts};
+use tablecache_format::layout;
 use tablecache_format::{Error, Result};
 
 struct LiveColumn {
@@ -39,18 +39,6 @@ impl Exported {
     }
 }
 
-fn has_dictionary(data_type: &DataType) -> bool {
-    match data_type {
-        DataType::Dictionary(_, _) => true,
-        DataType::List(f)
-        | DataType::LargeList(f)
-        | DataType::Map(f, _)
-        | DataType::FixedSizeList(f, _) => has_dictionary(f.data_type()),
-        DataType::Struct(fields) => fields.iter().any(|f| has_dictionary(f.data_type())),
-        _ => false,
-    }
-}
-
 fn to_i64(v: usize) -> Result<i64> {
     i64::try_from(v).map_err(|_| Error::Internal(format!("{v} does not fit a Java long")))
 }
@@ -60,7 +48,7 @@ pub(crate) fn export_batch(batch: &RecordBatch) -> Result<Exported> {
     let mut descriptor = vec![to_i64(batch.num_rows())?, to_i64(batch.num_columns())?];
     let mut columns = Vec::with_capacity(batch.num_columns());
     for (field, column) in batch.schema_ref().fields().iter().zip(batch.columns()) {
-        if has_dictionary(field.data_type()) {
+        if layout::has_dictionary(field.data_type()) {
             return Err(Error::UnsupportedType(format!(
                 "column {:?}: dictionary-encoded data cannot be handed to Arrow Java",
                 field.name()

@@ -11,6 +11,11 @@ public enum Codec {
   /** lz4, but a payload is stored raw when compression saves less than 1/8. */
   AUTO(3);
 
+  /** Largest expansion one stored byte can produce in the LZ4 block format. */
+  public static final long LZ4_MAX_RATIO = 255;
+  /** Largest expansion of a zstd frame (RLE blocks: a few bytes per 128 KiB block). */
+  public static final long ZSTD_MAX_RATIO = 32768;
+
   private final int id;
 
   Codec(int id) {

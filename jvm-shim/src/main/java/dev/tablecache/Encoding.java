@@ -38,6 +38,16 @@ public enum Encoding {
     throw new TableCacheException(Kind.INVALID_ARGUMENT, "unknown encoding id " + id);
   }
 
+  /** Whether a directory entry's encoding id is one this reader knows. */
+  public static boolean isKnownId(int id) {
+    for (Encoding e : values()) {
+      if (e.id == id) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * Parses an encoding name leniently: case, surrounding blanks and '-' versus '_' are ignored,
    * and the short spellings users write ("none", "split") are accepted.

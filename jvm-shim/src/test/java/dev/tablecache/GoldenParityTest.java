@@ -294,7 +294,7 @@ public class GoldenParityTest extends NativeTestBase {
   private static Encoding encodingOf(ParsedFrame p) {
     boolean split =
         p.directory().stream()
-            .anyMatch(e -> e.encodingId() == DirectoryEntry.ENCODING_BYTE_STREAM_SPLIT);
+            .anyMatch(e -> e.encodingId() == Encoding.BYTE_STREAM_SPLIT.id());
     return split ? Encoding.BYTE_STREAM_SPLIT : Encoding.PLAIN;
   }
 }

@@ -9,17 +9,6 @@ import dev.tablecache.Encoding;
  */
 public final class DirectoryEntry {
 
-  /** Codec id for uncompressed payloads. */
-  public static final int CODEC_NONE = 0;
-  /** Codec id for lz4 block payloads. */
-  public static final int CODEC_LZ4 = 1;
-  /** Codec id for zstd frame payloads. */
-  public static final int CODEC_ZSTD = 2;
-  /** Encoding id for payloads whose buffers are stored as Arrow holds them. */
-  public static final int ENCODING_PLAIN = 0;
-  /** Encoding id for byte-stream-split payloads. */
-  public static final int ENCODING_BYTE_STREAM_SPLIT = 1;
-
   private final long offset;
   private final long storedLen;
   private final long rawLen;

@@ -14,7 +14,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.Checksum;
+import dev.tablecache.format.Header;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -27,7 +27,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class FrameParser {
 
-  static final int HEADER_LEN = 28;
+  static final int HEADER_LEN = Header.LEN;
   static final int ENTRY_LEN = 20;
   static final int STATS_ENTRY_MIN = 18; // null_count, row_count, size_in_bytes, flags, bound_kind
 
@@ -68,7 +68,7 @@ public final class FrameParser {
     if (frame.length < HEADER_LEN) {
       throw corrupt("Truncated: " + frame.length + " bytes, a frame header needs " + HEADER_LEN);
     }
-    long schemaLen = u32(frame, 16);
+    long schemaLen = u32(frame, Header.SCHEMA_LEN_AT);
     if (HEADER_LEN + schemaLen > frame.length) {
       throw corrupt("Truncated: schema section runs past the frame end");
     }
@@ -80,7 +80,7 @@ public final class FrameParser {
     // Same order as the native reader: flags, then reserved bytes, then the rest of the header,
     // so a short frame fails with the same kind on both sides.
     requireHeader(b, 6);
-    int flags = u8(b, 5);
+    int flags = u8(b, Header.FLAGS_AT);
     if ((flags & FLAG_RESERVED_MASK) != 0) {
       throw new TableCacheException(
           Kind.UNSUPPORTED_VERSION,
@@ -91,16 +91,16 @@ public final class FrameParser {
       throw new TableCacheException(
           Kind.UNSUPPORTED_VERSION, "UnsupportedVersion: unknown checksum kind " + checksumKind);
     }
-    requireHeader(b, 8);
-    if (u8(b, 6) != 0 || u8(b, 7) != 0) {
+    requireHeader(b, Header.ROW_COUNT_AT);
+    if (u8(b, Header.RESERVED_AT) != 0 || u8(b, Header.RESERVED_AT + 1) != 0) {
       throw corrupt("ReservedNotZero: header reserved bytes 6..8 are not zero");
     }
     requireHeader(b, HEADER_LEN);
-    long rowCount = u32(b, 8);
-    long columnCount = u32(b, 12);
-    long schemaLen = u32(b, 16);
-    long statsLen = u32(b, 20);
-    long metaChecksum = u32(b, 24);
+    long rowCount = u32(b, Header.ROW_COUNT_AT);
+    long columnCount = u32(b, Header.COLUMN_COUNT_AT);
+    long schemaLen = u32(b, Header.SCHEMA_LEN_AT);
+    long statsLen = u32(b, Header.STATS_LEN_AT);
+    long metaChecksum = u32(b, Header.META_CHECKSUM_AT);
     boolean statsFlag = (flags & FLAG_STATS) != 0;
     if (statsFlag != (statsLen > 0)) {
       throw corrupt(
@@ -114,15 +114,13 @@ public final class FrameParser {
           "Truncated: sections end at byte " + payloadStart + " but the frame has " + len + " bytes");
     }
     if (checksumKind == ParsedFrame.CHECKSUM_CRC32C) {
-      Checksum crc = Crc32c.create();
-      crc.update(b, 0, 24);
-      crc.update(b, HEADER_LEN, (int) payloadStart - HEADER_LEN);
-      if (crc.getValue() != metaChecksum) {
+      long computed = Header.metaChecksum(Crc32c.create(), b, (int) payloadStart);
+      if (computed != metaChecksum) {
         throw new TableCacheException(
             Kind.CHECKSUM_MISMATCH,
             String.format(
                 "ChecksumMismatch: meta checksum is %08x, computed %08x",
-                metaChecksum, crc.getValue()));
+                metaChecksum, computed));
       }
     } else if (metaChecksum != 0) {
       throw corrupt("ReservedNotZero: meta_checksum is " + metaChecksum + " without checksums");
@@ -177,17 +175,17 @@ public final class FrameParser {
       if (u8(b, p + 18) != 0 || u8(b, p + 19) != 0) {
         throw corrupt("CorruptDirectory: entry " + i + " reserved bytes are not zero");
       }
-      if (codec > DirectoryEntry.CODEC_ZSTD) {
+      if (codec > Codec.ZSTD.id()) {
         throw new TableCacheException(
             Kind.UNSUPPORTED_CODEC, "UnsupportedCodec: directory entry " + i + " codec " + codec);
       }
       // An unknown encoding is a newer writer's, like an unknown codec: same kind.
-      if (encoding > DirectoryEntry.ENCODING_BYTE_STREAM_SPLIT) {
+      if (!Encoding.isKnownId(encoding)) {
         throw new TableCacheException(
             Kind.UNSUPPORTED_CODEC,
             "UnsupportedEncoding: directory entry " + i + " encoding " + encoding);
       }
-      if (encoding != DirectoryEntry.ENCODING_PLAIN) {
+      if (encoding != Encoding.PLAIN.id()) {
         if (!encodedFlag) {
           throw corrupt(
               "CorruptDirectory: entry " + i + " is encoded but the ENCODED flag is clear");
@@ -231,23 +229,23 @@ public final class FrameParser {
       throw corrupt(
           "CorruptDirectory: entry " + i + " raw_len " + raw + " exceeds the limit " + MAX_RAW_LEN);
     }
-    switch (codec) {
-      case DirectoryEntry.CODEC_NONE:
+    switch (Codec.fromId(codec)) {
+      case NONE:
         if (stored != raw) {
           throw corrupt(
               "CorruptDirectory: uncompressed payload " + i + " has stored_len " + stored
                   + " != raw_len " + raw);
         }
         break;
-      case DirectoryEntry.CODEC_LZ4:
-        if (raw > 255 * stored + 16) {
+      case LZ4:
+        if (raw > Codec.LZ4_MAX_RATIO * stored + 16) {
           throw corrupt(
               "CorruptDirectory: lz4 payload " + i + " claims raw_len " + raw + " from " + stored
                   + " stored bytes");
         }
         break;
       default: // zstd
-        if (raw > 32768 * stored + 1024) {
+        if (raw > Codec.ZSTD_MAX_RATIO * stored + 1024) {
           throw corrupt(
               "CorruptDirectory: zstd payload " + i + " claims raw_len " + raw + " from " + stored
                   + " stored bytes");

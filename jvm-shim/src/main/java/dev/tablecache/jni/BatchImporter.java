@@ -10,7 +10,6 @@ import java.util.Set;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
-import org.apache.arrow.vector.TypeLayout;
 import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
@@ -55,8 +54,8 @@ public final class BatchImporter {
    *
    * @param frameSchema the frame's full schema
    * @param projection the projection passed to the native call (null = all columns)
-   * @throws TableCacheException INTERNAL when the descriptor disagrees with the schema; every
-   *     native handle is released before it is thrown
+   * @throws TableCacheException INTERNAL for a malformed descriptor, CORRUPT_FRAME when it
+   *     disagrees with the schema; every native handle is released before it is thrown
    */
   public static VectorSchemaRoot importBatch(
       long[] descriptor, Schema frameSchema, int[] projection, BufferAllocator allocator) {
@@ -284,37 +283,30 @@ public final class BatchImporter {
     }
   }
 
-  /** The node and buffer counts Arrow Java will consume must be exactly what native returned. */
+  /**
+   * The node and buffer counts Arrow Java will consume must be exactly what native returned. The
+   * descriptor follows the schema arrow-rs read from the frame, {@code field} the one Arrow Java
+   * read from the same bytes: a well-formed schema reads the same in both, so a disagreement
+   * means the embedded schema is damaged in a way one reader tolerates (CORRUPT_FRAME).
+   */
   private static void checkLayout(Field field, ColumnDesc c, int column) {
-    int[] counts = new int[2];
-    countLayout(field, counts);
+    int[] counts = dev.tablecache.format.ArrowLayout.counts(field);
     if (counts[0] * 2 != c.nodes.length || counts[1] * 2 != c.buffers.length) {
-      throw internal(
-          "column "
+      throw new TableCacheException(
+          Kind.CORRUPT_FRAME,
+          "InvalidSchema: column "
               + column
               + " ('"
               + field.getName()
-              + "') expects "
+              + "') reads as "
               + counts[0]
               + " nodes/"
               + counts[1]
-              + " buffers, descriptor has "
+              + " buffers in Arrow Java, "
               + c.nodes.length / 2
               + "/"
-              + c.buffers.length / 2);
-    }
-  }
-
-  private static void countLayout(Field field, int[] counts) {
-    if (field.getDictionary() != null) {
-      throw new TableCacheException(
-          Kind.UNSUPPORTED_TYPE,
-          "dictionary-encoded column '" + field.getName() + "' cannot be decoded into Java vectors");
-    }
-    counts[0]++;
-    counts[1] += TypeLayout.getTypeBufferCount(field.getType());
-    for (Field child : field.getChildren()) {
-      countLayout(child, counts);
+              + c.buffers.length / 2
+              + " in the native decoder: the embedded schema is damaged");
     }
   }
 

@@ -58,9 +58,9 @@ class FrameParserEncodingTest {
     assertEquals(2 | ENCODED, p.flags());
     DirectoryEntry plain = p.directory().get(0);
     DirectoryEntry split = p.directory().get(1);
-    assertEquals(DirectoryEntry.ENCODING_PLAIN, plain.encodingId());
+    assertEquals(Encoding.PLAIN.id(), plain.encodingId());
     assertEquals(Encoding.PLAIN, plain.encoding());
-    assertEquals(DirectoryEntry.ENCODING_BYTE_STREAM_SPLIT, split.encodingId());
+    assertEquals(Encoding.BYTE_STREAM_SPLIT.id(), split.encodingId());
     assertEquals(Encoding.BYTE_STREAM_SPLIT, split.encoding());
     assertEquals(Codec.LZ4, split.codec());
     assertEquals(64, split.rawLen());

@@ -273,10 +273,7 @@ public final class TestFrames {
   }
 
   static long metaCrc(byte[] frame, int payloadStart) {
-    CRC32C c = new CRC32C();
-    c.update(frame, 0, 24);
-    c.update(frame, 28, payloadStart - 28);
-    return c.getValue();
+    return dev.tablecache.format.Header.metaChecksum(new CRC32C(), frame, payloadStart);
   }
 
   /** The payload start a frame's header implies (V3: column_count entries, V2: one). */

@@ -231,10 +231,10 @@ class WriteThenParseTest extends NativeTestBase {
           boolean any = false;
           for (DirectoryEntry e : p.directory()) {
             // Only compressed payloads are encoded: splitting alone saves nothing.
-            if (enc == Encoding.PLAIN || e.codecId() == DirectoryEntry.CODEC_NONE) {
+            if (enc == Encoding.PLAIN || e.codecId() == Codec.NONE.id()) {
               assertEquals(Encoding.PLAIN, e.encoding(), o + " " + e);
             }
-            any |= e.encodingId() != DirectoryEntry.ENCODING_PLAIN;
+            any |= e.encodingId() != Encoding.PLAIN.id();
           }
           assertEquals(any, p.encoded(), o + ": ENCODED flag");
           if (c == Codec.LZ4 || c == Codec.ZSTD) {
