@@ -5,6 +5,8 @@ import static dev.tablecache.format.LittleEndian.u32;
 import static dev.tablecache.format.LittleEndian.u8;
 
 import dev.tablecache.CacheFormat;
+import dev.tablecache.Codec;
+import dev.tablecache.Encoding;
 import dev.tablecache.TableCacheException.Kind;
 import dev.tablecache.TableCacheException;
 import java.math.BigInteger;
@@ -14,7 +16,6 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import dev.tablecache.format.Header;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**

@@ -1,8 +1,11 @@
-package dev.tablecache;
+package dev.tablecache.format;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.NativeTestBase;
+import dev.tablecache.TableCache;
+import dev.tablecache.TableCacheException;
 import dev.tablecache.TableCacheException.Kind;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
