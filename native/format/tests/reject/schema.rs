@@ -2,7 +2,9 @@
 
 use super::forge::{batch, col, frame_of, layout, put_u32, reseal, u32_at};
 use super::{RejectCase, Section};
-use arrow_array::{Int64Array, StringArray};
+use arrow_array::{Decimal128Array, Int64Array, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use tablecache_format::schema::encode_schema;
 
 fn case(name: &'static str, kind: &'static str, what: &'static str, bytes: Vec<u8>) -> RejectCase {
     RejectCase {
@@ -41,6 +43,23 @@ pub fn cases() -> Vec<RejectCase> {
         ]),
         |o| o.stats = false,
     );
+    let decimal = frame_of(
+        &batch(vec![(
+            "d",
+            col(Decimal128Array::from(vec![1, 2, 3])
+                .with_precision_and_scale(10, 2)
+                .expect("decimal")),
+        )]),
+        |o| o.stats = false,
+    );
+    let decimal_schema = |precision: u8, scale: i8| {
+        encode_schema(&Schema::new(vec![Field::new(
+            "d",
+            DataType::Decimal128(precision, scale),
+            true,
+        )]))
+        .expect("encode schema")
+    };
     let garbage = vec![0x5Au8; schema_of(&one).len()];
     vec![
         case(
@@ -54,6 +73,24 @@ pub fn cases() -> Vec<RejectCase> {
             "CORRUPT_FRAME",
             "a schema section of 0 bytes",
             with_schema(&one, &[]),
+        ),
+        case(
+            "schema_decimal_precision_0",
+            "CORRUPT_FRAME",
+            "a Decimal128 column whose schema says precision 0 (found by the differential test)",
+            with_schema(&decimal, &decimal_schema(0, 0)),
+        ),
+        case(
+            "schema_decimal_precision_39",
+            "CORRUPT_FRAME",
+            "a Decimal128 column whose schema says precision 39, above the maximum 38",
+            with_schema(&decimal, &decimal_schema(39, 2)),
+        ),
+        case(
+            "schema_decimal_scale_above_precision",
+            "CORRUPT_FRAME",
+            "a Decimal128 column whose schema says precision 5, scale 6",
+            with_schema(&decimal, &decimal_schema(5, 6)),
         ),
         case(
             "schema_more_fields",

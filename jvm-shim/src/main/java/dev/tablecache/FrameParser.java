@@ -315,6 +315,8 @@ public final class FrameParser {
     if (nullCount > rowCount) {
       throw badStats(col, "null_count " + nullCount + " > row_count " + rowCount);
     }
+    // The rules of FORMAT.md section 4, the same as stats.rs decode: the writer never breaks
+    // them, so a frame that does is damaged (golden/reject/ has a case for each).
     if (!unsupported) {
       boolean anyValue = nullCount < rowCount;
       if (anyValue != hasLower) {
