@@ -4,6 +4,8 @@
 use std::ops::Range;
 use std::sync::Arc;
 
+use arrow_schema::DataType;
+
 use crate::codec::{self, StoredCodec};
 use crate::cursor::Cursor;
 use crate::encoding::Encoding;
@@ -274,6 +276,17 @@ impl<'a> Frame<'a> {
             checksum,
             flags & FLAG_ENCODED != 0,
         )?;
+        // Stats before the schema, as the pure-Java parser does (it decodes the schema lazily):
+        // a frame bad in both places reports the same kind on both sides.
+        let stats = if stats_len > 0 {
+            Some(stats::decode(
+                stats_bytes,
+                column_count as usize,
+                row_count,
+            )?)
+        } else {
+            None
+        };
         let schema = global_schema_cache().get_or_parse(schema_bytes)?;
         let fields = schema.schema.fields();
         if fields.len() != column_count as usize {
@@ -282,8 +295,7 @@ impl<'a> Frame<'a> {
                 fields.len()
             )));
         }
-        let stats = if stats_len > 0 {
-            let stats = stats::decode(stats_bytes, column_count as usize, row_count)?;
+        if let Some(stats) = &stats {
             for (i, (s, field)) in stats.iter().zip(fields.iter()).enumerate() {
                 let expected = BoundKind::for_type(field.data_type());
                 let kind = s.bound_kind();
@@ -295,11 +307,15 @@ impl<'a> Frame<'a> {
                         field.data_type()
                     )));
                 }
+                // Every slot of a Null column is null; the writer counts them (FORMAT.md §4).
+                if *field.data_type() == DataType::Null && s.null_count != s.row_count {
+                    return Err(Error::CorruptStats(format!(
+                        "column {i}: a Null column with {} nulls in {} rows",
+                        s.null_count, s.row_count
+                    )));
+                }
             }
-            Some(stats)
-        } else {
-            None
-        };
+        }
         Ok(Frame {
             format,
             flags,

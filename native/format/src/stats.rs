@@ -424,8 +424,30 @@ pub fn decode(bytes: &[u8], column_count: usize, row_count: u32) -> Result<Vec<C
         if (kind == BoundKind::None) == (has_lower || has_upper) {
             return Err(bad("bound kind disagrees with bound flags".into()));
         }
-        if flags & FLAG_UNSUPPORTED != 0 && (has_lower || has_upper || flags & FLAG_HAS_NAN != 0) {
+        let (unsupported, has_nan) = (flags & FLAG_UNSUPPORTED != 0, flags & FLAG_HAS_NAN != 0);
+        if unsupported && (has_lower || has_upper || has_nan) {
             return Err(bad("unsupported column carries bounds".into()));
+        }
+        // The writer never produces these (FORMAT.md §4): a frame that has them is damaged, and
+        // the pure-Java parser rejects them the same way.
+        if !unsupported {
+            let any_value = null_count < rows;
+            if any_value != has_lower {
+                return Err(bad(if any_value {
+                    "a column with non-null values has no lower bound".into()
+                } else {
+                    "an all-null column carries a lower bound".into()
+                }));
+            }
+            if has_upper && !has_lower {
+                return Err(bad("an upper bound without a lower bound".into()));
+            }
+            if has_lower && !has_upper && kind != BoundKind::Utf8 {
+                return Err(bad("only string columns may lack an upper bound".into()));
+            }
+        }
+        if has_nan && kind != BoundKind::Float {
+            return Err(bad("HAS_NAN on a non-float column".into()));
         }
         let lower = if has_lower {
             Some(read_bound(&mut cur, kind)?)
@@ -437,12 +459,18 @@ pub fn decode(bytes: &[u8], column_count: usize, row_count: u32) -> Result<Vec<C
         } else {
             None
         };
+        let upper_is_nan = matches!(upper, Some(Bound::Float(v)) if v.is_nan());
+        if kind == BoundKind::Float && has_nan != upper_is_nan {
+            return Err(bad(format!(
+                "HAS_NAN is {has_nan} but the upper bound is {upper:?}"
+            )));
+        }
         out.push(ColumnStats {
             null_count,
             row_count: rows,
             size_in_bytes,
-            unsupported: flags & FLAG_UNSUPPORTED != 0,
-            has_nan: flags & FLAG_HAS_NAN != 0,
+            unsupported,
+            has_nan,
             lower,
             upper,
         });

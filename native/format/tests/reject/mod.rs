@@ -5,6 +5,13 @@
 #![allow(dead_code)]
 
 mod basic;
+mod directory;
+mod forge;
+mod header;
+mod legacy;
+mod payload;
+mod schema;
+mod stats;
 
 /// Which part of the bytes is bad; it decides which Java parser replays the case
 /// (`golden/reject/README.md`).
@@ -58,6 +65,12 @@ pub fn all_cases() -> Vec<RejectCase> {
     let mut cases = Vec::new();
     // One line per group; each group lives in its own file under tests/reject/.
     cases.extend(basic::cases());
+    cases.extend(directory::cases());
+    cases.extend(header::cases());
+    cases.extend(legacy::cases());
+    cases.extend(payload::cases());
+    cases.extend(schema::cases());
+    cases.extend(stats::cases());
     cases.sort_by(|a, b| a.name.cmp(b.name));
     cases
 }

@@ -130,17 +130,19 @@ public final class FrameParser {
       throw corrupt(
           "RowCountTooLarge: row count " + rowCount + " exceeds the format's limit of 2147483647");
     }
-    if (columnCount > Integer.MAX_VALUE) {
-      // No schema that fits in a byte[] has 2^31 fields; saying so here keeps the count an int.
-      throw new TableCacheException(
-          Kind.SCHEMA_MISMATCH, "SchemaMismatch: header claims " + columnCount + " columns");
-    }
     boolean encodedFlag = (flags & FLAG_ENCODED) != 0;
     List<DirectoryEntry> directory =
         parseDirectory(b, (int) entries, payloadStart, checksumKind, encodedFlag);
     int statsOffset = (int) (HEADER_LEN + schemaLen);
     List<ColumnStats> stats =
         statsFlag ? parseStats(b, statsOffset, (int) statsLen, rowCount, columnCount) : null;
+    if (columnCount > Integer.MAX_VALUE) {
+      // No schema that fits in a byte[] has 2^31 fields. The native reader finds that out by
+      // decoding the schema after the directory and stats, so an undecodable schema wins there.
+      SchemaCodec.decode(b, HEADER_LEN, (int) schemaLen);
+      throw new TableCacheException(
+          Kind.SCHEMA_MISMATCH, "SchemaMismatch: header claims " + columnCount + " columns");
+    }
     return new ParsedFrame(
         b,
         format,
@@ -314,6 +316,8 @@ public final class FrameParser {
     if (nullCount > rowCount) {
       throw badStats(col, "null_count " + nullCount + " > row_count " + rowCount);
     }
+    // The rules of FORMAT.md section 4, the same as stats.rs decode: the writer never breaks
+    // them, so a frame that does is damaged (golden/reject/ has a case for each).
     if (!unsupported) {
       boolean anyValue = nullCount < rowCount;
       if (anyValue != hasLower) {

@@ -258,6 +258,10 @@ public final class ParsedFrame {
       problem = "type " + field.getType() + " has bounds but UNSUPPORTED is set";
     } else if (cs.boundKind() != BoundKind.NONE && cs.boundKind() != expected) {
       problem = "bound kind " + cs.boundKind() + " does not match type " + field.getType();
+    } else if (field.getType().getTypeID() == ArrowType.ArrowTypeID.Null
+        && cs.nullCount() != cs.rowCount()) {
+      // Every slot of a Null column is null; the writer counts them (FORMAT.md section 4).
+      problem = "a Null column with " + cs.nullCount() + " nulls in " + cs.rowCount() + " rows";
     }
     if (problem != null) {
       throw new TableCacheException(

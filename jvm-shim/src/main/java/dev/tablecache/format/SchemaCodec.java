@@ -17,6 +17,7 @@ import java.util.Set;
 import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.WriteChannel;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -138,8 +139,31 @@ public final class SchemaCodec {
               + field.getType(),
           null);
     }
+    if (field.getType() instanceof ArrowType.Decimal) {
+      checkDecimal(field, (ArrowType.Decimal) field.getType());
+    }
     for (Field child : field.getChildren()) {
       checkSupported(child);
+    }
+  }
+
+  /**
+   * A decimal's precision is 1..=its maximum and its scale at most its precision, as the native
+   * schema parser (arrow-rs) requires; a damaged schema without a checksum can say otherwise.
+   */
+  private static void checkDecimal(Field field, ArrowType.Decimal d) {
+    int maxPrecision = d.getBitWidth() == 256 ? 76 : 38;
+    int precision = d.getPrecision();
+    int scale = d.getScale();
+    if (precision < 1
+        || precision > maxPrecision
+        || scale > maxPrecision
+        || scale < Byte.MIN_VALUE
+        || (scale > 0 && scale > precision)) {
+      throw corrupt(
+          "invalid embedded schema: field '" + field.getName() + "' has an invalid decimal type "
+              + d,
+          null);
     }
   }
 

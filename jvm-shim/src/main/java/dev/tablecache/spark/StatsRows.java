@@ -40,10 +40,9 @@ final class StatsRows {
       int base = FIELDS_PER_COLUMN * i;
       values[base] = s.hasLower() ? toCatalyst(type, s.lower()) : null;
       values[base + 1] = s.hasUpper() ? toCatalyst(type, s.upper()) : null;
-      // A Null-typed column holds only nulls, whatever the frame says (the native writer
-      // reports 0, Arrow's physical null count of a NullArray).
-      boolean nullType = type != null && type.getTypeID() == ArrowType.ArrowTypeID.Null;
-      values[base + 2] = saturatedInt(nullType ? s.rowCount() : s.nullCount());
+      // A Null-typed column's stats count every row as null: the writer counts logical nulls
+      // and both parsers reject a frame that says otherwise (FORMAT.md section 4).
+      values[base + 2] = saturatedInt(s.nullCount());
       values[base + 3] = saturatedInt(s.rowCount());
       values[base + 4] = s.sizeInBytes() < 0 ? Long.MAX_VALUE : s.sizeInBytes();
     }
