@@ -24,6 +24,7 @@ mod frame;
 mod legacy;
 mod read;
 pub mod schema;
+pub mod schema_bounds;
 pub mod stats;
 pub mod unsafe_row;
 mod write;

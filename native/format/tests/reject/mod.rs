@@ -5,6 +5,8 @@
 #![allow(dead_code)]
 
 mod basic;
+// Public: tests/schema_bounds.rs and tests/alloc_bounds.rs reuse its builders.
+pub mod schema_bombs;
 
 /// Which part of the bytes is bad; it decides which Java parser replays the case
 /// (`golden/reject/README.md`).
@@ -58,6 +60,7 @@ pub fn all_cases() -> Vec<RejectCase> {
     let mut cases = Vec::new();
     // One line per group; each group lives in its own file under tests/reject/.
     cases.extend(basic::cases());
+    cases.extend(schema_bombs::cases());
     cases.sort_by(|a, b| a.name.cmp(b.name));
     cases
 }
