@@ -115,6 +115,8 @@ fn check_message_lengths(bytes: &[u8]) -> Result<()> {
             return Ok(());
         }
         let meta = cur.take(meta_len, "IPC message metadata")?;
+        // Before the verifier, so a schema bomb fails on the limit it passes.
+        crate::schema_bounds::check_message(meta)?;
         let message = arrow_ipc::root_as_message(meta)
             .map_err(|e| corrupt(format!("invalid IPC message: {e}")))?;
         let body_len = usize::try_from(message.bodyLength())

@@ -25,6 +25,7 @@ pub mod layout;
 mod legacy;
 mod read;
 pub mod schema;
+pub mod schema_bounds;
 pub mod stats;
 pub mod unsafe_row;
 mod write;

@@ -43,8 +43,10 @@ pub fn encode_schema(schema: &Schema) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Parses schema bytes without any cache.
+/// Parses schema bytes without any cache; the bounds of [`crate::schema_bounds`] are checked
+/// on the raw flatbuffer first.
 pub fn parse_schema(bytes: &[u8]) -> Result<Schema> {
+    crate::schema_bounds::check_schema_message(bytes)?;
     let schema = arrow_ipc::convert::try_schema_from_ipc_buffer(bytes)
         .map_err(|e| Error::InvalidSchema(e.to_string()))?;
     for field in schema.fields() {

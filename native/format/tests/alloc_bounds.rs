@@ -10,6 +10,8 @@
 //! their peak and the largest single request.
 
 mod common;
+mod reject;
+use reject::schema_bombs;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -620,4 +622,32 @@ fn huge_legacy_ipc_lengths_fail_with_a_small_peak() {
         ));
     }
     check(cases);
+}
+
+#[test]
+fn schema_bombs_fail_quickly_with_a_small_peak() {
+    let dag = schema_bombs::dag_schema();
+    let chain = schema_bombs::chain_schema(20_000);
+    check(vec![
+        (
+            "V3, 40^8 DAG schema",
+            schema_bombs::v3_with_schema(&dag),
+            ErrorKind::CorruptFrame,
+        ),
+        (
+            "legacy, 40^8 DAG schema",
+            schema_bombs::legacy_with_schema(&dag),
+            ErrorKind::CorruptFrame,
+        ),
+        (
+            "V3, 20000-deep struct chain",
+            schema_bombs::v3_with_schema(&chain),
+            ErrorKind::CorruptFrame,
+        ),
+        (
+            "legacy, 20000-deep struct chain",
+            schema_bombs::legacy_with_schema(&chain),
+            ErrorKind::CorruptFrame,
+        ),
+    ]);
 }

@@ -12,6 +12,8 @@ mod legacy;
 mod payload;
 mod schema;
 mod stats;
+// Public: tests/schema_bounds.rs and tests/alloc_bounds.rs reuse its builders.
+pub mod schema_bombs;
 
 /// Which part of the bytes is bad; it decides which Java parser replays the case
 /// (`golden/reject/README.md`).
@@ -71,6 +73,7 @@ pub fn all_cases() -> Vec<RejectCase> {
     cases.extend(payload::cases());
     cases.extend(schema::cases());
     cases.extend(stats::cases());
+    cases.extend(schema_bombs::cases());
     cases.sort_by(|a, b| a.name.cmp(b.name));
     cases
 }

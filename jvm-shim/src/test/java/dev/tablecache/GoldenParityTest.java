@@ -37,7 +37,7 @@ public class GoldenParityTest extends NativeTestBase {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  static Path goldenDir() {
+  public static Path goldenDir() {
     String dir = System.getProperty("tablecache.golden.dir");
     assertNotNull(dir, "set -Dtablecache.golden.dir (the pom passes ../golden)");
     return Paths.get(dir);

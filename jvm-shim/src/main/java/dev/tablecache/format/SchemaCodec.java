@@ -8,12 +8,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.WriteChannel;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
@@ -100,6 +96,9 @@ public final class SchemaCodec {
           "schema message metadata length " + metaLen + " does not fit the " + len + "-byte section",
           null);
     }
+    // Before Arrow Java expands anything: a schema bomb would throw OutOfMemoryError or
+    // StackOverflowError there. The walk also rejects the types no frame can carry.
+    SchemaBounds.check(bytes, off, len);
     Schema schema;
     try {
       ReadChannel in =
@@ -109,41 +108,19 @@ public final class SchemaCodec {
       // flatbuffer accessors on garbage throw anything from IndexOutOfBounds to NPE
       throw corrupt("undecodable schema: " + e, e);
     }
-    for (Field f : schema.getFields()) {
-      checkSupported(f);
+    for (Field field : schema.getFields()) {
+      checkDecimals(field);
     }
     return schema;
   }
 
-  /**
-   * Type ids no frame can carry, by name: Arrow 12 (Spark 3.5) lacks the view and run-end ids, so
-   * they cannot be enum constants in code shared by every line.
-   */
-  private static final Set<String> UNSUPPORTED_TYPE_IDS =
-      Collections.unmodifiableSet(
-          new HashSet<>(
-              Arrays.asList(
-                  "Union",
-                  "Utf8View",
-                  "BinaryView",
-                  "ListView",
-                  "LargeListView",
-                  "RunEndEncoded",
-                  "NONE")));
-
-  /** Rejects types no frame can carry, as the native schema parser does (FORMAT.md section 3). */
-  private static void checkSupported(Field field) {
-    if (UNSUPPORTED_TYPE_IDS.contains(field.getType().getTypeID().name())) {
-      throw corrupt(
-          "invalid embedded schema: field '" + field.getName() + "' has unsupported type "
-              + field.getType(),
-          null);
-    }
+  /** Rejects impossible decimal types anywhere in the schema (SchemaBounds bounds the depth). */
+  private static void checkDecimals(Field field) {
     if (field.getType() instanceof ArrowType.Decimal) {
       checkDecimal(field, (ArrowType.Decimal) field.getType());
     }
     for (Field child : field.getChildren()) {
-      checkSupported(child);
+      checkDecimals(child);
     }
   }
 

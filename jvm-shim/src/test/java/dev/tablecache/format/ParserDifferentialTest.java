@@ -1,4 +1,11 @@
-package dev.tablecache;
+package dev.tablecache.format;
+
+import dev.tablecache.NativeTestBase;
+import dev.tablecache.TableCache;
+import dev.tablecache.TableCacheException;
+import dev.tablecache.GoldenParityTest;
+import dev.tablecache.CacheFormat;
+import dev.tablecache.TestScale;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,4 +1,9 @@
-package dev.tablecache;
+package dev.tablecache.format;
+
+import dev.tablecache.NativeTestBase;
+import dev.tablecache.TableCache;
+import dev.tablecache.TableCacheException;
+import dev.tablecache.GoldenParityTest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
