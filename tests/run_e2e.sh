@@ -16,13 +16,18 @@
 #     N failed";
 #   - tests/e2e_faults.py (concurrency, a killed executor, spill to disk, a corrupted block; it
 #     picks its serializers itself), printing "e2e-faults: N passed, N failed", on the versions
-#     in E2E_FAULT_VERSIONS (default: every version; about a minute each at smoke scale).
+#     in E2E_FAULT_VERSIONS (default: every version; about a minute each at smoke scale);
+#   - tests/e2e_metrics.py on local-cluster[1,1,1024] with spark.plugins=...TableCachePlugin and
+#     Spark's JmxSink on the executor, whose JMX agent listens on a free 127.0.0.1 port: the
+#     counters read through the sink must match the work done, printing
+#     "e2e-metrics: N passed, N failed".
 # Only spark.sql.cache.serializer is set (the one-setting set-up users get from the README).
 # The script exits non-zero if any run fails, and prints the wall time of each run.
 #
 #   tests/run_e2e.sh                          # build the jars if missing, run every version
 #   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
-#   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "loading", "faults")
+#   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "loading", "faults",
+#                                             # "metrics")
 #   E2E_FAULT_VERSIONS="3.5.9 4.3.0" tests/run_e2e.sh   # fault suite on one version per jar only
 #   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite (default: smoke)
 #   TABLECACHE_JAR=/path/to/tablecache.jar PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh
@@ -30,7 +35,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
-SUITES="${E2E_SUITES:-cache loading faults}"
+SUITES="${E2E_SUITES:-cache loading faults metrics}"
 FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$VERSIONS}"
 source "$ROOT/scripts/lib/pyspark-env.sh"
 
@@ -106,6 +111,23 @@ for version in $VERSIONS; do
     if ! timed "pyspark $version faults" timeout --kill-after=30 "${E2E_FAULTS_TIMEOUT:-1800}" \
         "$venv/bin/spark-submit" "${common[@]}" "$ROOT/tests/e2e_faults.py"; then
       echo "run_e2e: FAILED for pyspark $version (faults)" >&2
+      status=1
+    fi
+  fi
+  if [[ " $SUITES " == *" metrics "* ]]; then
+    echo "run_e2e: pyspark $version, executor metrics through the JMX sink"
+    # One executor JVM, so one JMX agent port; the script connects to it from the driver.
+    port="$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    jmx="-Dcom.sun.management.jmxremote.port=$port -Dcom.sun.management.jmxremote.rmi.port=$port"
+    jmx+=" -Dcom.sun.management.jmxremote.host=127.0.0.1 -Djava.rmi.server.hostname=127.0.0.1"
+    jmx+=" -Dcom.sun.management.jmxremote.authenticate=false -Dcom.sun.management.jmxremote.ssl=false"
+    if ! timed "pyspark $version metrics" "$venv/bin/spark-submit" "${common[@]}" \
+        --master 'local-cluster[1,1,1024]' \
+        --conf spark.plugins=dev.tablecache.spark.TableCachePlugin \
+        --conf spark.metrics.conf.executor.sink.jmx.class=org.apache.spark.metrics.sink.JmxSink \
+        --conf "spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1 $jmx" \
+        "$ROOT/tests/e2e_metrics.py" "$port"; then
+      echo "run_e2e: FAILED for pyspark $version (metrics)" >&2
       status=1
     fi
   fi

@@ -76,7 +76,9 @@ final class FrameDecoder implements AutoCloseable {
     if (allocator == null) {
       allocator = TaskAllocator.open("read");
     }
+    long began = System.nanoTime();
     VectorSchemaRoot root = TableCache.deserialize(b.frame(), decodeColumns, allocator);
+    TableCacheMetrics.DECODE_NANOS.add(System.nanoTime() - began);
     current = root;
     TableCacheMetrics.LIVE_DECODED_BATCHES.increment();
     TableCacheMetrics.BATCHES_DECODED.increment();

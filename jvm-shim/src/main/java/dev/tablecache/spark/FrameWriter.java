@@ -81,7 +81,11 @@ final class FrameWriter implements RowBatchWriter {
       throw new IllegalStateException("no rows to flush");
     }
     writer.finish();
+    long inputBytes = arrowBytes(root.getFieldVectors(), rows);
+    long began = System.nanoTime();
     byte[] frame = TableCache.serialize(root, settings.options());
+    TableCacheMetrics.encoded(
+        TableCacheMetrics.ARROW_INPUT_BYTES, inputBytes, frame, System.nanoTime() - began);
     int n = rows;
     writer.reset();
     rows = 0;
@@ -96,9 +100,22 @@ final class FrameWriter implements RowBatchWriter {
     }
     // This constructor only wraps: it neither allocates nor touches the vectors' value counts.
     VectorSchemaRoot borrowed = new VectorSchemaRoot(fields, vectors, numRows);
+    long inputBytes = arrowBytes(vectors, numRows);
+    long began = System.nanoTime();
     byte[] frame = TableCache.serialize(borrowed, s.options());
+    TableCacheMetrics.encoded(
+        TableCacheMetrics.ARROW_INPUT_BYTES, inputBytes, frame, System.nanoTime() - began);
     TableCacheMetrics.ZERO_COPY_FRAMES.increment();
     return written(numRows, frame);
+  }
+
+  /** The Arrow buffer bytes of the first {@code rows} values of these vectors (metrics). */
+  private static long arrowBytes(List<FieldVector> vectors, int rows) {
+    long bytes = 0;
+    for (FieldVector v : vectors) {
+      bytes += v.getBufferSizeFor(rows);
+    }
+    return bytes;
   }
 
   static NativeCachedBatch written(int numRows, byte[] frame) {

@@ -1,43 +1,54 @@
 package dev.tablecache.spark;
 
 import dev.tablecache.CacheFormat;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
- * JVM-wide counters of this executor's cache work. They exist so that tests (and curious
- * operators, through a debugger or a heap dump) can prove what happened: how many frames of
- * each format were written, how many batches the stats filter skipped, how many were decoded and
- * whether every decoded batch's native memory was released.
+ * JVM-wide counters of this executor's cache work, since the JVM started: how many frames of each
+ * format were written and how large, how many batches the stats filter skipped, how many were
+ * decoded, how long encoding and decoding took, and whether every decoded batch's native memory
+ * was released. Tests read them directly; operators read them through Spark's metrics system
+ * when {@link TableCachePlugin} is enabled ({@link ExecutorMetricSet} names them). Each update is
+ * per batch, never per row.
  */
 final class TableCacheMetrics {
 
   private TableCacheMetrics() {}
 
-  static final LongAdder FRAMES_WRITTEN_V3 = new LongAdder();
-  static final LongAdder FRAMES_WRITTEN_V2 = new LongAdder();
-  static final LongAdder FRAMES_WRITTEN_LEGACY = new LongAdder();
+  static final Count FRAMES_WRITTEN_V3 = new Count();
+  static final Count FRAMES_WRITTEN_V2 = new Count();
+  static final Count FRAMES_WRITTEN_LEGACY = new Count();
   /** Frames written straight from Arrow input vectors, without a copy. */
-  static final LongAdder ZERO_COPY_FRAMES = new LongAdder();
+  static final Count ZERO_COPY_FRAMES = new Count();
   /** Frames written from UnsafeRow bytes transposed by the native side (row input). */
-  static final LongAdder UNSAFE_ROW_FRAMES = new LongAdder();
+  static final Count UNSAFE_ROW_FRAMES = new Count();
+  /** Arrow buffer bytes handed to the native writer (row input via ArrowWriter, columnar input). */
+  static final Count ARROW_INPUT_BYTES = new Count();
+  /** UnsafeRow bytes handed to the native writer (row input transposed natively). */
+  static final Count UNSAFE_ROW_INPUT_BYTES = new Count();
+  /** Frame bytes produced: what the cache stores. */
+  static final Count STORED_BYTES = new Count();
+  /** Wall time spent in the native writer (serialize calls). */
+  static final Count ENCODE_NANOS = new Count();
   /** Input columnar batches copied into the coalescing writer. */
-  static final LongAdder COPIED_INPUT_BATCHES = new LongAdder();
+  static final Count COPIED_INPUT_BATCHES = new Count();
   /** Batches the stats filter let through / skipped. */
-  static final LongAdder BATCHES_KEPT = new LongAdder();
-  static final LongAdder BATCHES_PRUNED = new LongAdder();
+  static final Count BATCHES_KEPT = new Count();
+  static final Count BATCHES_PRUNED = new Count();
   /** Batches decoded through the native library (a projection of at least one column). */
-  static final LongAdder BATCHES_DECODED = new LongAdder();
+  static final Count BATCHES_DECODED = new Count();
+  /** Wall time spent in the native reader (deserialize calls). */
+  static final Count DECODE_NANOS = new Count();
   /** Batches served without any decode (no column selected: row counts only). */
-  static final LongAdder BATCHES_ROWS_ONLY = new LongAdder();
+  static final Count BATCHES_ROWS_ONLY = new Count();
   /** Row-output tasks read by a generated reader / through the generic projection. */
-  static final LongAdder ROW_READERS_GENERATED = new LongAdder();
-  static final LongAdder ROW_READERS_PROJECTED = new LongAdder();
+  static final Count ROW_READERS_GENERATED = new Count();
+  static final Count ROW_READERS_PROJECTED = new Count();
   /** Decoded batches whose native memory is not released yet. */
-  static final LongAdder LIVE_DECODED_BATCHES = new LongAdder();
+  static final Count LIVE_DECODED_BATCHES = new Count();
   /** Cached batches closed by Spark's block manager (block removed / unpersisted). */
-  static final LongAdder BATCHES_CLOSED = new LongAdder();
+  static final Count BATCHES_CLOSED = new Count();
   /** Per-task Arrow allocators that still held memory when closed (a leak: must stay 0). */
-  static final LongAdder ALLOCATOR_LEAKS = new LongAdder();
+  static final Count ALLOCATOR_LEAKS = new Count();
 
   static void frameWritten(CacheFormat format) {
     switch (format) {
@@ -50,6 +61,13 @@ final class TableCacheMetrics {
       default:
         FRAMES_WRITTEN_LEGACY.increment();
     }
+  }
+
+  /** Records one serialize call: its input size, its frame and how long it took. */
+  static void encoded(Count inputKind, long inputBytes, byte[] frame, long nanos) {
+    inputKind.add(inputBytes);
+    STORED_BYTES.add(frame.length);
+    ENCODE_NANOS.add(nanos);
   }
 
   /** A one-line summary, for logs and test failure messages. */
@@ -66,6 +84,12 @@ final class TableCacheMetrics {
         + ZERO_COPY_FRAMES.sum()
         + ", copiedInputBatches="
         + COPIED_INPUT_BATCHES.sum()
+        + ", arrowBytes="
+        + ARROW_INPUT_BYTES.sum()
+        + ", unsafeRowBytes="
+        + UNSAFE_ROW_INPUT_BYTES.sum()
+        + ", storedBytes="
+        + STORED_BYTES.sum()
         + ") kept="
         + BATCHES_KEPT.sum()
         + " pruned="

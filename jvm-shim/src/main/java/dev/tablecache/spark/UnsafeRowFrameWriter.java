@@ -86,6 +86,7 @@ final class UnsafeRowFrameWriter implements RowBatchWriter {
       throw new IllegalStateException("no rows to flush");
     }
     starts.setLong(8L * rows, used);
+    long began = System.nanoTime();
     byte[] frame =
         TableCache.serializeUnsafeRows(
             schema,
@@ -94,6 +95,8 @@ final class UnsafeRowFrameWriter implements RowBatchWriter {
             starts.memoryAddress(),
             rows,
             settings.options());
+    TableCacheMetrics.encoded(
+        TableCacheMetrics.UNSAFE_ROW_INPUT_BYTES, used, frame, System.nanoTime() - began);
     int n = rows;
     rows = 0;
     used = 0;

@@ -40,6 +40,12 @@
  *       warning with the cause) or fail the query.</td></tr>
  * </table>
  *
+ * <h2>Metrics (optional)</h2>
+ * {@code spark.plugins=dev.tablecache.spark.TableCachePlugin} publishes each executor's counters
+ * ({@link dev.tablecache.spark.TableCacheMetrics}, named by {@link
+ * dev.tablecache.spark.ExecutorMetricSet}) in Spark's metrics system; README, "Metrics", lists
+ * them.
+ *
  * <h2>Design</h2>
  * <ul>
  *   <li>Writing: rows go to Arrow with Spark's {@code ArrowWriter} (vectors reused per task, from
