@@ -85,7 +85,7 @@ final class FrameWriter implements RowBatchWriter {
     int n = rows;
     writer.reset();
     rows = 0;
-    return written(n, frame);
+    return written(n, frame, settings);
   }
 
   /** Serializes Arrow vectors owned by someone else as they are (zero copy); borrows them. */
@@ -98,10 +98,14 @@ final class FrameWriter implements RowBatchWriter {
     VectorSchemaRoot borrowed = new VectorSchemaRoot(fields, vectors, numRows);
     byte[] frame = TableCache.serialize(borrowed, s.options());
     TableCacheMetrics.ZERO_COPY_FRAMES.increment();
-    return written(numRows, frame);
+    return written(numRows, frame, s);
   }
 
-  static NativeCachedBatch written(int numRows, byte[] frame) {
+  static NativeCachedBatch written(int numRows, byte[] frame, WriteSettings s) {
+    if (s.corruptFrames && frame.length > 0) {
+      // The last byte is payload (or, for an empty payload, directory): its checksum fails.
+      frame[frame.length - 1] ^= 0x5A;
+    }
     TableCacheMetrics.frameWritten(CacheFormat.detect(frame));
     return new NativeCachedBatch(numRows, frame);
   }

@@ -36,6 +36,10 @@ final class TableCacheMetrics {
   static final LongAdder LIVE_DECODED_BATCHES = new LongAdder();
   /** Cached batches closed by Spark's block manager (block removed / unpersisted). */
   static final LongAdder BATCHES_CLOSED = new LongAdder();
+  /** Damaged cached blocks this executor dropped so that Spark recomputes them (healing). */
+  static final LongAdder BLOCKS_DROPPED = new LongAdder();
+  /** Blocks found damaged again on a task's retry, where healing stops. */
+  static final LongAdder BLOCKS_DAMAGED_AGAIN = new LongAdder();
   /** Per-task Arrow allocators that still held memory when closed (a leak: must stay 0). */
   static final LongAdder ALLOCATOR_LEAKS = new LongAdder();
 
@@ -82,6 +86,10 @@ final class TableCacheMetrics {
         + LIVE_DECODED_BATCHES.sum()
         + " closed="
         + BATCHES_CLOSED.sum()
+        + " blocksDropped="
+        + BLOCKS_DROPPED.sum()
+        + " blocksDamagedAgain="
+        + BLOCKS_DAMAGED_AGAIN.sum()
         + " allocatorLeaks="
         + ALLOCATOR_LEAKS.sum();
   }
