@@ -650,7 +650,7 @@ def check_spill(results, spark, local_dir):
 
 
 def executor_log_lines(sc, needle):
-    """Lines containing needle in this application's executor logs (local-cluster workers keep
+    """BlockHealer's WARN lines containing needle in this application's executor logs (local-cluster workers keep
     them under $SPARK_HOME/work/<app id>/<executor id>/stderr)."""
     found = []
     work = os.path.join(os.environ.get("SPARK_HOME", ""), "work", sc.applicationId)
@@ -658,7 +658,8 @@ def executor_log_lines(sc, needle):
         for f in files:
             if f == "stderr":
                 with open(os.path.join(root, f), errors="replace") as log:
-                    found.extend(line.strip() for line in log if needle in line)
+                    found.extend(line.strip() for line in log
+                                 if needle in line and "WARN BlockHealer" in line)
     return found
 
 

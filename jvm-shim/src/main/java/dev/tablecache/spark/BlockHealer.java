@@ -91,7 +91,8 @@ final class BlockHealer {
     }
     RDDBlockId block = new RDDBlockId(rddId, partition);
     String what = block.name() + " (cache of RDD " + rddId + ", partition " + partition + ")";
-    String why = kind + ": " + cause.getMessage();
+    String message = String.valueOf(cause.getMessage());
+    String why = message.startsWith(kind.name()) ? message : kind + ": " + message;
     if (ctx.attemptNumber() > 0) {
       TableCacheMetrics.BLOCKS_DAMAGED_AGAIN.increment();
       return new TableCacheException(

@@ -101,10 +101,13 @@ final class FrameWriter implements RowBatchWriter {
     return written(numRows, frame, s);
   }
 
+  /** Offset of the V3 header's meta checksum (docs/FORMAT.md). */
+  private static final int META_CHECKSUM_AT = 24;
+
   static NativeCachedBatch written(int numRows, byte[] frame, WriteSettings s) {
-    if (s.corruptFrames && frame.length > 0) {
-      // The last byte is payload (or, for an empty payload, directory): its checksum fails.
-      frame[frame.length - 1] ^= 0x5A;
+    if (s.corruptFrames && frame.length > META_CHECKSUM_AT) {
+      // The stored meta checksum (V3): every decode, whatever its projection, fails on it.
+      frame[META_CHECKSUM_AT] ^= 0x5A;
     }
     TableCacheMetrics.frameWritten(CacheFormat.detect(frame));
     return new NativeCachedBatch(numRows, frame);

@@ -70,7 +70,7 @@ class BlockHealingSparkTest {
     try {
       df.count();
       RDD<CachedBatch> cached =
-          SparkTestSupport.cacheScan(df).relation().cacheBuilder().cachedColumnBuffers();
+          SparkTestSupport.cacheScan(spark.sql(SQL)).relation().cacheBuilder().cachedColumnBuffers();
       RDDBlockId block = new RDDBlockId(cached.id(), 0);
       flipFirstFrameLastByte(block);
       long dropped = TableCacheMetrics.BLOCKS_DROPPED.sum();
