@@ -12,12 +12,18 @@ compared as in e2e_cache.py). Checks:
    are recomputed, the running query and the next one are correct, a new executor comes up;
 4. a MEMORY_AND_DISK cache several times larger than storage memory spills to disk and reads
    back correctly (own SparkContext with tiny storage memory, Kryo serialization);
-5. one flipped byte in a column payload of a DISK_ONLY block on disk fails the query with
-   TableCacheException CHECKSUM_MISMATCH and returns no rows; once with Java serialization
-   and once with Kryo (the frame sits in a different envelope in the block file).
+5. block healing: one flipped byte in a column payload of one block file (DISK_ONLY; a spilled
+   MEMORY_AND_DISK block; one replica of a MEMORY_AND_DISK_2 block), with Java and with Kryo
+   serialization (the frame sits in a different envelope in the block file): the reading task
+   drops the block (one executor WARN), its retry recomputes it or reads the other replica, the
+   query returns the uncached rows, the block is cached again and a later query reads it;
+6. a broken writer (spark.tablecache.test.corruptFrames: every frame damaged, so is every
+   recomputation): the query fails with the "not dropping it again" error after
+   spark.task.maxFailures (4) attempts, without hanging.
 
-The phases use their own SparkContexts: "main" (Java serialization: checks 1, 2, 5, 3) and
-"spill" (Kryo, tiny storage memory: checks 4, 5). TABLECACHE_TEST_SCALE=full runs bigger
+The phases use their own SparkContexts: "main" (Java serialization: checks 1, 2, 5, 6, 3),
+"spill" (Kryo, tiny storage memory: checks 4, 5) and "spill-java" (Java serialization, tiny
+storage memory: check 5 on MEMORY_AND_DISK). TABLECACHE_TEST_SCALE=full runs bigger
 sizes and more rounds. Prints "e2e-faults: N passed, N failed" last; exits non-zero on failure.
 """
 
@@ -643,43 +649,116 @@ def check_spill(results, spark, local_dir):
         sp.unpersist(blocking=True)
 
 
-def check_corrupt_block(results, spark, local_dir, serializer):
-    """Check 5: a flipped payload byte in a DISK_ONLY block file fails the query by name."""
+def executor_log_lines(sc, needle):
+    """BlockHealer's WARN lines containing needle in this application's executor logs (local-cluster workers keep
+    them under $SPARK_HOME/work/<app id>/<executor id>/stderr)."""
+    found = []
+    work = os.path.join(os.environ.get("SPARK_HOME", ""), "work", sc.applicationId)
+    for root, _dirs, files in os.walk(work):
+        for f in files:
+            if f == "stderr":
+                with open(os.path.join(root, f), errors="replace") as log:
+                    found.extend(line.strip() for line in log
+                                 if needle in line and "WARN BlockHealer" in line)
+    return found
+
+
+# What check 5 caches and damages: the small table (DISK_ONLY, one block per executor) or the
+# spill table (MEMORY_AND_DISK*, larger than storage memory so that blocks sit in files).
+CORRUPT_TABLES = {
+    "small": dict(sql=CORRUPT_SQL, view="c", column=CORRUPT_COLUMN,
+                  query="SELECT id, s, x FROM c", intact="SELECT sum(id), count(*) FROM c"),
+    "spill": dict(sql=SPILL_SQL.format(rows=SIZES["spill_rows"],
+                                       partitions=SIZES["spill_partitions"]),
+                  view="cs", column=3,
+                  query="SELECT count(*), sum(l1 % 1000), min(h), max(h), max(l2) FROM cs",
+                  intact="SELECT sum(id), count(*) FROM cs"),
+}
+
+
+def check_corrupt_block(results, spark, local_dir, serializer, level_name, table):
+    """Check 5: a flipped payload byte in one block file heals: the reading task drops the block,
+    its retry recomputes it (or reads the other replica) and the query returns the right rows."""
     sc = spark.sparkContext
-    label = f"corrupt block ({serializer})"
-    c = spark.sql(CORRUPT_SQL)
-    c.createOrReplaceTempView("c")
-    intact_query = "SELECT sum(id), count(*) FROM c"  # column 0 only: its payloads are intact
-    want_intact = rows(spark.sql(intact_query))
+    spec = CORRUPT_TABLES[table]
+    label = f"corrupt block ({serializer}, {level_name})"
+    c = spark.sql(spec["sql"])
+    c.createOrReplaceTempView(spec["view"])
+    want = rows(spark.sql(spec["query"]))
+    want_intact = rows(spark.sql(spec["intact"]))
     try:
         since = time.time()
-        c.persist(StorageLevel.DISK_ONLY)
+        c.persist(getattr(StorageLevel, level_name))
         c.count()
         info = settled_storage_info(sc, fully_cached)
-        files = [f for f in block_files(local_dir, info.id(), since)
+        rdd_id = info.id()
+        files = [f for f in block_files(local_dir, rdd_id, since)
                  if MAGIC in open(f, "rb").read()]
         if not results.check(f"{label}: block files with frames found", files,
-                             f"rdd {info.id()} under {local_dir}"):
+                             f"rdd {rdd_id} under {local_dir}, memSize {info.memSize()}, "
+                             f"diskSize {info.diskSize()}"):
             return
-        what = corrupt_one_payload_byte(files[0], serializer, CORRUPT_COLUMN)
-        print(f"{label}: {what}", flush=True)
+        victim = files[0]
+        block = os.path.basename(victim)
+        copies = sum(1 for f in files if os.path.basename(f) == block)
+        what = corrupt_one_payload_byte(victim, serializer, spec["column"])
+        print(f"{label}: {what} ({copies} cop{'y' if copies == 1 else 'ies'} on disk)", flush=True)
         got, error = None, None
         try:
-            got = spark.sql("SELECT id, s, x FROM c").collect()
-        except Exception as e:  # the expected outcome
+            got = rows(spark.sql(spec["query"]))
+        except Exception as e:
             error = str(e)
-        results.check(f"{label}: the query failed and returned no rows",
-                      got is None and error is not None,
-                      f"got {len(got)} rows" if got is not None else "")
-        message = error or ""
-        at = message.find("TableCacheException")
-        excerpt = message[at:message.find("\n", at)] if at >= 0 else message[:300]
-        print(f"{label}: error {excerpt!r}", flush=True)
-        results.check(f"{label}: error names TableCacheException CHECKSUM_MISMATCH",
-                      "TableCacheException" in message and "CHECKSUM_MISMATCH" in message,
-                      excerpt)
+        results.check(f"{label}: the query succeeded with the uncached rows",
+                      error is None and got == want,
+                      error[:300] if error else f"expected {len(want)} rows, got {len(got)}")
+        dropped = executor_log_lines(sc, f"dropped damaged cached block {block}")
+        print(f"{label}: {dropped[0] if dropped else 'no drop logged'}", flush=True)
+        results.check(f"{label}: the damaged block was dropped (executor WARN)",
+                      len(dropped) == 1 and "CHECKSUM_MISMATCH" in dropped[0],
+                      f"{len(dropped)} WARN lines for {block}")
+        info = settled_storage_info(sc, fully_cached)
+        results.check(f"{label}: the block is cached again", fully_cached(info),
+                      f"{info.numCachedPartitions()}/{info.numPartitions()}")
+        again = rows(spark.sql(spec["query"]))
+        results.check(f"{label}: a later query reads the rebuilt block",
+                      again == want
+                      and len(executor_log_lines(sc, f"dropped damaged cached block {block}")) == 1,
+                      f"expected {len(want)} rows, got {len(again)}")
         results.check(f"{label}: a query of intact columns still correct",
-                      rows(spark.sql(intact_query)) == want_intact)
+                      rows(spark.sql(spec["intact"])) == want_intact)
+    finally:
+        c.unpersist(blocking=True)
+
+
+def check_broken_writer(results, spark):
+    """Check 6: every frame written is damaged (spark.tablecache.test.corruptFrames), so the
+    recomputed block is damaged too: healing stops after one drop per partition and the job
+    fails with that error within spark.task.maxFailures, without hanging."""
+    sc = spark.sparkContext
+    label = "broken writer"
+    c = spark.sql(CORRUPT_SQL)
+    try:
+        spark.conf.set("spark.tablecache.test.corruptFrames", "true")
+        c.persist(StorageLevel.MEMORY_ONLY)
+        c.count()  # row counts only: no column is decoded yet
+    finally:
+        spark.conf.unset("spark.tablecache.test.corruptFrames")
+    try:
+        began = time.monotonic()
+        [(got, error)] = run_threads(spark, [lambda: c.select("id", "s").collect()])
+        took = time.monotonic() - began
+        message = str(error or "")
+        print(f"{label}: failed after {took:.0f}s: "
+              f"{message[message.find('tablecache:'):][:300]!r}", flush=True)
+        results.check(f"{label}: the query failed", got is None and error is not None,
+                      f"{len(got)} rows" if got is not None else "")
+        results.check(f"{label}: not by the suite's timeout", not isinstance(error, TimeoutError),
+                      f"{took:.0f}s")
+        results.check(f"{label}: error says healing stopped",
+                      "not dropping it again" in message and "CHECKSUM_MISMATCH" in message,
+                      message[:300])
+        results.check(f"{label}: within the task-failure limit", "failed 4 times" in message,
+                      message[:200])
     finally:
         c.unpersist(blocking=True)
 
@@ -760,7 +839,9 @@ def main_phase(results, local_dir):
         guarded(results, "build while reading", check_cache_built_while_reading, spark, u,
                 expected)
         t.unpersist(blocking=True)
-        guarded(results, "corrupt block (java)", check_corrupt_block, spark, local_dir, "java")
+        guarded(results, "corrupt block (java, DISK_ONLY)", check_corrupt_block, spark, local_dir,
+                "java", "DISK_ONLY", "small")
+        guarded(results, "broken writer", check_broken_writer, spark)
         guarded(results, "kill", check_executor_killed, spark)
     finally:
         spark.stop()
@@ -777,7 +858,24 @@ def spill_phase(results, local_dir):
     })
     try:
         guarded(results, "spill", check_spill, spark, local_dir)
-        guarded(results, "corrupt block (kryo)", check_corrupt_block, spark, local_dir, "kryo")
+        for level, table in (("DISK_ONLY", "small"), ("MEMORY_AND_DISK", "spill"),
+                             ("MEMORY_AND_DISK_2", "spill")):
+            guarded(results, f"corrupt block (kryo, {level})", check_corrupt_block, spark,
+                    local_dir, "kryo", level, table)
+    finally:
+        spark.stop()
+
+
+def spill_java_phase(results, local_dir):
+    """Check 5 on a spilled MEMORY_AND_DISK block with Java serialization (tiny storage memory)."""
+    spark = start("tablecache-e2e-faults-spill-java", local_dir, {
+        "spark.executor.memory": "512m",
+        "spark.memory.fraction": SIZES["spill_memory_fraction"],
+        "spark.serializer": "org.apache.spark.serializer.JavaSerializer",
+    })
+    try:
+        guarded(results, "corrupt block (java, MEMORY_AND_DISK)", check_corrupt_block, spark,
+                local_dir, "java", "MEMORY_AND_DISK", "spill")
     finally:
         spark.stop()
 
@@ -787,7 +885,8 @@ def main():
     began = time.monotonic()
     local_dir = tempfile.mkdtemp(prefix="tablecache-faults-")
     try:
-        for name, phase in (("main", main_phase), ("spill", spill_phase)):
+        for name, phase in (("main", main_phase), ("spill", spill_phase),
+                            ("spill-java", spill_java_phase)):
             try:
                 phase(results, local_dir)
             except Exception:

@@ -37,6 +37,8 @@ final class ExecutorMetricSet implements MetricSet {
     m.put("read.rowReadersProjected", TableCacheMetrics.ROW_READERS_PROJECTED);
     m.put("batchesClosed", TableCacheMetrics.BATCHES_CLOSED);
     m.put("allocatorLeaks", TableCacheMetrics.ALLOCATOR_LEAKS);
+    m.put("blocksDropped", TableCacheMetrics.BLOCKS_DROPPED);
+    m.put("blocksDamagedAgain", TableCacheMetrics.BLOCKS_DAMAGED_AGAIN);
     m.put("native.liveHandles", nativeGauge(NativeMemory.LIVE_HANDLES));
     m.put("native.liveBytes", nativeGauge(NativeMemory.LIVE_BYTES));
     m.put("native.allocatedBytes", nativeGauge(NativeMemory.ALLOCATED_BYTES));

@@ -2,6 +2,7 @@ package dev.tablecache.spark;
 
 import dev.tablecache.CacheFormat;
 import dev.tablecache.TableCache;
+import dev.tablecache.format.Header;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -89,7 +90,7 @@ final class FrameWriter implements RowBatchWriter {
     int n = rows;
     writer.reset();
     rows = 0;
-    return written(n, frame);
+    return written(n, frame, settings);
   }
 
   /** Serializes Arrow vectors owned by someone else as they are (zero copy); borrows them. */
@@ -106,7 +107,7 @@ final class FrameWriter implements RowBatchWriter {
     TableCacheMetrics.encoded(
         TableCacheMetrics.ARROW_INPUT_BYTES, inputBytes, frame, System.nanoTime() - began);
     TableCacheMetrics.ZERO_COPY_FRAMES.increment();
-    return written(numRows, frame);
+    return written(numRows, frame, s);
   }
 
   /** The Arrow buffer bytes of the first {@code rows} values of these vectors (metrics). */
@@ -118,7 +119,11 @@ final class FrameWriter implements RowBatchWriter {
     return bytes;
   }
 
-  static NativeCachedBatch written(int numRows, byte[] frame) {
+  static NativeCachedBatch written(int numRows, byte[] frame, WriteSettings s) {
+    if (s.corruptFrames && frame.length > Header.META_CHECKSUM_AT) {
+      // The stored meta checksum (V3): every decode, whatever its projection, fails on it.
+      frame[Header.META_CHECKSUM_AT] ^= 0x5A;
+    }
     TableCacheMetrics.frameWritten(CacheFormat.detect(frame));
     return new NativeCachedBatch(numRows, frame);
   }

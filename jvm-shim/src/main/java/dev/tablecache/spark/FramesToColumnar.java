@@ -1,5 +1,6 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.TableCacheException;
 import java.util.NoSuchElementException;
 import org.apache.spark.sql.columnar.CachedBatch;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
@@ -11,20 +12,27 @@ import scala.collection.Iterator;
  * Columnar output: one {@link ColumnarBatch} of {@code ArrowColumnVector}s per cached batch. A
  * batch stays valid until the next one is requested (or the input ends); then its native memory
  * is freed, as Spark's contract for reused column vectors allows.
+ *
+ * <p>A read that fails because the stored block is damaged (the block no longer deserializes, or
+ * a frame fails its checksum) goes to the {@link BlockHealer}, which drops the block so that the
+ * task's retry recomputes it.
  */
 final class FramesToColumnar extends AbstractIterator<ColumnarBatch> {
 
   private final Iterator<CachedBatch> in;
   private final FrameDecoder decoder;
+  private final BlockHealer healer;
 
-  FramesToColumnar(Iterator<CachedBatch> in, int[] projection, DataType[] outputTypes) {
+  FramesToColumnar(
+      Iterator<CachedBatch> in, int[] projection, DataType[] outputTypes, BlockHealer healer) {
     this.in = in;
     this.decoder = new FrameDecoder(projection, outputTypes);
+    this.healer = healer;
   }
 
   @Override
   public boolean hasNext() {
-    boolean more = in.hasNext();
+    boolean more = inHasNext();
     if (!more) {
       decoder.close();
     }
@@ -33,9 +41,53 @@ final class FramesToColumnar extends AbstractIterator<ColumnarBatch> {
 
   @Override
   public ColumnarBatch next() {
-    if (!in.hasNext()) {
+    if (!inHasNext()) {
       throw new NoSuchElementException();
     }
-    return decoder.decode(in.next());
+    CachedBatch batch;
+    try {
+      batch = in.next();
+    } catch (RuntimeException e) {
+      throw storedBlockFailed(e);
+    }
+    try {
+      return decoder.decode(batch);
+    } catch (RuntimeException e) {
+      if (BlockHealer.isCorruption(e)) {
+        throw healer.damaged(e, ((TableCacheException) rootKind(e)).kind());
+      }
+      throw e;
+    }
+  }
+
+  private boolean inHasNext() {
+    try {
+      return in.hasNext();
+    } catch (RuntimeException e) {
+      throw storedBlockFailed(e);
+    }
+  }
+
+  /** The input iterates the stored block: its failure (other than a kill) may be damage. */
+  private RuntimeException storedBlockFailed(RuntimeException e) {
+    if (!BlockHealer.mayBeDamage(e)) {
+      return e;
+    }
+    Throwable kind = rootKind(e);
+    return healer.damaged(
+        e,
+        kind instanceof TableCacheException
+            ? ((TableCacheException) kind).kind()
+            : TableCacheException.Kind.CORRUPT_FRAME);
+  }
+
+  /** The first TableCacheException in the cause chain, else {@code e}. */
+  private static Throwable rootKind(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof TableCacheException) {
+        return c;
+      }
+    }
+    return e;
   }
 }

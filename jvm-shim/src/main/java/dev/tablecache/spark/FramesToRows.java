@@ -43,7 +43,16 @@ final class FramesToRows {
 
   static Iterator<InternalRow> read(
       Iterator<CachedBatch> in, int[] projection, DataType[] types, Codegen codegen) {
-    Iterator<ColumnarBatch> batches = new FramesToColumnar(in, projection, types);
+    return read(in, projection, types, codegen, BlockHealer.NONE);
+  }
+
+  static Iterator<InternalRow> read(
+      Iterator<CachedBatch> in,
+      int[] projection,
+      DataType[] types,
+      Codegen codegen,
+      BlockHealer healer) {
+    Iterator<ColumnarBatch> batches = new FramesToColumnar(in, projection, types, healer);
     GeneratedRowReader reader = codegen == Codegen.NO_CODEGEN ? null : generated(types, codegen);
     if (reader == null) {
       TableCacheMetrics.ROW_READERS_PROJECTED.increment();

@@ -9,6 +9,7 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import scala.collection.Iterator;
 import scala.runtime.AbstractFunction1;
+import scala.runtime.AbstractFunction2;
 
 /**
  * The per-partition functions shipped to executors. Each is a small Serializable class holding
@@ -65,43 +66,53 @@ final class PartitionFunctions {
     }
   }
 
-  /** Cached batches → columnar batches of the selected columns. */
+  /**
+   * Cached batches → columnar batches of the selected columns. Applied with the partition index,
+   * which (through one-to-one dependencies) is the cached RDD's partition: a damaged block is
+   * dropped by RDD id and partition ({@link BlockHealer}).
+   */
   static final class ReadColumnar
-      extends AbstractFunction1<Iterator<CachedBatch>, Iterator<ColumnarBatch>>
+      extends AbstractFunction2<Object, Iterator<CachedBatch>, Iterator<ColumnarBatch>>
       implements Serializable {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     private final int[] projection;
     private final DataType[] types;
+    private final int cachedRddId;
 
-    ReadColumnar(int[] projection, DataType[] types) {
+    ReadColumnar(int[] projection, DataType[] types, int cachedRddId) {
       this.projection = projection;
       this.types = types;
+      this.cachedRddId = cachedRddId;
     }
 
     @Override
-    public Iterator<ColumnarBatch> apply(Iterator<CachedBatch> batches) {
-      return new FramesToColumnar(batches, projection, types);
+    public Iterator<ColumnarBatch> apply(Object partition, Iterator<CachedBatch> batches) {
+      return new FramesToColumnar(
+          batches, projection, types, new BlockHealer(cachedRddId, (Integer) partition));
     }
   }
 
-  /** Cached batches → rows of the selected columns. */
+  /** Cached batches → rows of the selected columns; healing as {@link ReadColumnar}. */
   static final class ReadRows
-      extends AbstractFunction1<Iterator<CachedBatch>, Iterator<InternalRow>>
+      extends AbstractFunction2<Object, Iterator<CachedBatch>, Iterator<InternalRow>>
       implements Serializable {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     private final int[] projection;
     private final DataType[] types;
     private final FramesToRows.Codegen codegen;
+    private final int cachedRddId;
 
-    ReadRows(int[] projection, DataType[] types, FramesToRows.Codegen codegen) {
+    ReadRows(int[] projection, DataType[] types, FramesToRows.Codegen codegen, int cachedRddId) {
       this.projection = projection;
       this.types = types;
       this.codegen = codegen;
+      this.cachedRddId = cachedRddId;
     }
 
     @Override
-    public Iterator<InternalRow> apply(Iterator<CachedBatch> batches) {
-      return FramesToRows.read(batches, projection, types, codegen);
+    public Iterator<InternalRow> apply(Object partition, Iterator<CachedBatch> batches) {
+      return FramesToRows.read(
+          batches, projection, types, codegen, new BlockHealer(cachedRddId, (Integer) partition));
     }
   }
 }

@@ -2,6 +2,8 @@ package dev.tablecache.spark;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.spark.Dependency;
+import org.apache.spark.OneToOneDependency;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
@@ -12,6 +14,7 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.storage.StorageLevel;
 import scala.Function2;
 import scala.collection.Iterator;
 import scala.collection.Seq;
@@ -86,8 +89,8 @@ final class SerializerCore {
       RDD<CachedBatch> input, Seq<Attribute> cacheAttributes, Seq<Attribute> selectedAttributes) {
     List<Attribute> selected = SparkCompat.toJava(selectedAttributes);
     int[] projection = Projection.indices(SparkCompat.toJava(cacheAttributes), selected);
-    return input.mapPartitions(
-        new PartitionFunctions.ReadColumnar(projection, typesOf(selected)),
+    return input.mapPartitionsWithIndex(
+        new PartitionFunctions.ReadColumnar(projection, typesOf(selected), cachedRddId(input)),
         false,
         SparkCompat.classTag(ColumnarBatch.class));
   }
@@ -99,14 +102,31 @@ final class SerializerCore {
       SQLConf conf) {
     List<Attribute> selected = SparkCompat.toJava(selectedAttributes);
     int[] projection = Projection.indices(SparkCompat.toJava(cacheAttributes), selected);
-    return input.mapPartitions(
+    return input.mapPartitionsWithIndex(
         new PartitionFunctions.ReadRows(
             projection,
             typesOf(selected),
-            FramesToRows.Codegen.of(
-                conf.getConfString("spark.sql.codegen.factoryMode", "FALLBACK"))),
+            FramesToRows.Codegen.of(conf.getConfString("spark.sql.codegen.factoryMode", "FALLBACK")),
+            cachedRddId(input)),
         false,
         SparkCompat.classTag(InternalRow.class));
+  }
+
+  /**
+   * The id of the persisted RDD that {@code input} reads, or -1: {@code input} is the cache's RDD
+   * or (with batch pruning) a one-to-one map over it. Only through one-to-one dependencies does
+   * the read's partition index name the cached partition.
+   */
+  static int cachedRddId(RDD<?> input) {
+    RDD<?> rdd = input;
+    while (StorageLevel.NONE().equals(rdd.getStorageLevel())) {
+      scala.collection.Seq<Dependency<?>> deps = rdd.dependencies();
+      if (deps.size() != 1 || !(deps.head() instanceof OneToOneDependency)) {
+        return -1;
+      }
+      rdd = deps.head().rdd();
+    }
+    return rdd.id();
   }
 
   private static StructType schemaOf(Seq<Attribute> attributes) {

@@ -43,6 +43,13 @@ final class TableCacheConf {
    */
   static final String UNSAFE_ROW_INPUT = PREFIX + "unsafeRowInput";
 
+  /**
+   * true | false, default false. FAULT INJECTION FOR TESTS ONLY: every frame written while it is
+   * set gets one flipped byte, so that reading it fails its checksum (a simulated broken writer;
+   * the fault suite checks that block healing stops instead of looping). Never set it otherwise.
+   */
+  static final String TEST_CORRUPT_FRAMES = PREFIX + "test.corruptFrames";
+
   static final long DEFAULT_BATCH_BYTES = 32L << 20;
   /** Hard cap: a frame's column lengths are u32 and raw lengths must stay below 2^31. */
   static final long MAX_BATCH_BYTES = 1L << 30;
@@ -76,7 +83,8 @@ final class TableCacheConf {
         batchBytes,
         zeroCopyMinRows,
         boolConf(conf, UNSAFE_ROW_INPUT, true),
-        conf.sessionLocalTimeZone());
+        conf.sessionLocalTimeZone(),
+        boolConf(conf, TEST_CORRUPT_FRAMES, false));
   }
 
   /** Whether {@link ColumnarCacheReadRule} rewrites plans in this session. */

@@ -47,6 +47,10 @@ final class TableCacheMetrics {
   static final Count LIVE_DECODED_BATCHES = new Count();
   /** Cached batches closed by Spark's block manager (block removed / unpersisted). */
   static final Count BATCHES_CLOSED = new Count();
+  /** Damaged cached blocks this executor dropped so that Spark recomputes them (healing). */
+  static final Count BLOCKS_DROPPED = new Count();
+  /** Blocks found damaged again on a task's retry, where healing stops. */
+  static final Count BLOCKS_DAMAGED_AGAIN = new Count();
   /** Per-task Arrow allocators that still held memory when closed (a leak: must stay 0). */
   static final Count ALLOCATOR_LEAKS = new Count();
 
@@ -106,6 +110,10 @@ final class TableCacheMetrics {
         + LIVE_DECODED_BATCHES.sum()
         + " closed="
         + BATCHES_CLOSED.sum()
+        + " blocksDropped="
+        + BLOCKS_DROPPED.sum()
+        + " blocksDamagedAgain="
+        + BLOCKS_DAMAGED_AGAIN.sum()
         + " allocatorLeaks="
         + ALLOCATOR_LEAKS.sum();
   }

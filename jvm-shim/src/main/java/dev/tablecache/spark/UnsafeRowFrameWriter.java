@@ -101,7 +101,7 @@ final class UnsafeRowFrameWriter implements RowBatchWriter {
     rows = 0;
     used = 0;
     TableCacheMetrics.UNSAFE_ROW_FRAMES.increment();
-    return FrameWriter.written(n, frame);
+    return FrameWriter.written(n, frame, settings);
   }
 
   private UnsafeRow project(InternalRow row) {

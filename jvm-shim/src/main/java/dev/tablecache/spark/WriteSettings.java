@@ -9,7 +9,7 @@ import java.io.Serializable;
  * plain fields).
  */
 final class WriteSettings implements Serializable {
-  private static final long serialVersionUID = 3L; // 3: unsafeRowInput
+  private static final long serialVersionUID = 4L; // 4: corruptFrames
 
   private final String format;
   private final boolean stats;
@@ -22,6 +22,11 @@ final class WriteSettings implements Serializable {
   /** Rows reach the native writer as UnsafeRow bytes where it reads every column type. */
   final boolean unsafeRowInput;
   final String timeZoneId;
+  /**
+   * Fault injection for the fault suite ({@link TableCacheConf#TEST_CORRUPT_FRAMES}): every
+   * written frame gets one flipped byte, as a broken writer would produce.
+   */
+  final boolean corruptFrames;
   private transient WriteOptions options;
 
   WriteSettings(
@@ -30,7 +35,8 @@ final class WriteSettings implements Serializable {
       long batchBytes,
       int zeroCopyMinRows,
       boolean unsafeRowInput,
-      String tz) {
+      String tz,
+      boolean corruptFrames) {
     this.format = options.preferredFormat().name();
     this.stats = options.stats();
     this.codec = options.codec().name();
@@ -41,6 +47,7 @@ final class WriteSettings implements Serializable {
     this.zeroCopyMinRows = zeroCopyMinRows;
     this.unsafeRowInput = unsafeRowInput;
     this.timeZoneId = tz;
+    this.corruptFrames = corruptFrames;
     this.options = options;
   }
 
@@ -74,6 +81,7 @@ final class WriteSettings implements Serializable {
         + unsafeRowInput
         + ", tz="
         + timeZoneId
+        + (corruptFrames ? ", corruptFrames" : "")
         + "}";
   }
 }
