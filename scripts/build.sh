@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds libtablecache.so for linux/amd64 (this machine) and cross-builds it for linux/aarch64
-
-
+# (scripts/lib/aarch64-env.sh: Debian's gcc-aarch64-linux-gnu + libc6-dev-arm64-cross and the
+# rustup target aarch64-unknown-linux-gnu), then one jar per Spark line carrying both, at
 # /linux/amd64/libtablecache.so and /linux/aarch64/libtablecache.so (Maven profiles spark-4 and
 # spark-3.5):
 #   jvm-shim/target/spark-4/tablecache-<version>-spark4_2.13.jar      Spark 4.x (Scala 2.13)
