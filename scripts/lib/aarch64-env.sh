@@ -41,3 +41,26 @@ aarch64_use_qemu() {
   qemu="$(aarch64_qemu)"
   export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="$qemu -L $AARCH64_SYSROOT"
 }
+
+# Prints the path of an arm64 `java` that runs under qemu-user: Debian's openjdk-17-jre-headless
+# and the libraries it loads, downloaded (apt-get download; needs `dpkg --add-architecture
+# arm64` and apt-get update, as .ci/run does) and unpacked under DIR, not installed (an arm64
+# JRE package would replace the amd64 one). Prints nothing when that is not possible. The path
+# ends in bin/java because surefire's <jvm> insists on it; the file is a qemu wrapper.
+aarch64_jvm() {
+  local dir="$1" qemu
+  qemu="$(aarch64_qemu)"
+  [ -n "$qemu" ] || return 0
+  if [ ! -x "$dir/root/usr/lib/jvm/java-17-openjdk-arm64/bin/java" ]; then
+    dpkg --print-foreign-architectures 2>/dev/null | grep -qx arm64 || return 0
+    mkdir -p "$dir/debs" "$dir/root"
+    (cd "$dir/debs" && apt-get download -q openjdk-17-jre-headless:arm64 libc6:arm64 \
+      zlib1g:arm64 libstdc++6:arm64 libgcc-s1:arm64 >/dev/null 2>&1) || return 0
+    for deb in "$dir"/debs/*.deb; do dpkg -x "$deb" "$dir/root"; done
+  fi
+  mkdir -p "$dir/bin"
+  printf '#!/bin/sh\nexec %s -L %s %s "$@"\n' "$qemu" "$dir/root" \
+    "$dir/root/usr/lib/jvm/java-17-openjdk-arm64/bin/java" >"$dir/bin/java"
+  chmod +x "$dir/bin/java"
+  "$dir/bin/java" -version >/dev/null 2>&1 && echo "$dir/bin/java"
+}
