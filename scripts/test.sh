@@ -24,6 +24,26 @@ cargo clippy --all-targets -- -D warnings
 step "cargo test"
 cargo test
 
+# The format crate's suite (golden files, property, rejection and fuzz-regression tests) built
+# for linux/aarch64 and run under qemu-user (scripts/lib/aarch64-env.sh): the jar carries that
+# build too. At full size: about 40 s under qemu plus about 2.5 minutes to build the test
+# binaries (measured on the 2-core CI machine).
+. scripts/lib/aarch64-env.sh
+aarch64_missing="$(aarch64_build_missing)"
+[ -n "$(aarch64_qemu)" ] || aarch64_missing+="${aarch64_missing:+$'\n'}qemu-aarch64 (apt-get install qemu-user-static)"
+if [ -z "$aarch64_missing" ]; then
+  step "cargo test -p tablecache-format --target $AARCH64_TARGET (under qemu-user)"
+  aarch64_use_qemu
+  began=$SECONDS
+  cargo test -p tablecache-format --target "$AARCH64_TARGET"
+  echo "aarch64 cargo test under qemu: $((SECONDS - began)) s"
+elif [ "${TABLECACHE_REQUIRE_AARCH64:-}" = 1 ]; then
+  printf 'TABLECACHE_REQUIRE_AARCH64=1 but the aarch64 tests lack:\n%s\n' "$aarch64_missing" >&2
+  exit 1
+else
+  step "aarch64 tests SKIPPED: missing $(echo "$aarch64_missing" | paste -sd ';' | sed 's/;/; /g')"
+fi
+
 # The Rust suite again under valgrind memcheck (system allocator): no leak, no memory error.
 if command -v valgrind >/dev/null; then
   step "leak check (scripts/leakcheck.sh: cargo tests under valgrind)"
@@ -36,12 +56,34 @@ if [ -f jvm-shim/pom.xml ] && [ -d jvm-shim/src/test ]; then
   step "build native library + jars"
   ./scripts/build.sh
   native_dir="$(cd "${CARGO_TARGET_DIR:-target}/release" && pwd)"
+  # The aarch64 library, when build.sh could cross-build it (NativeLibraryTest then checks that
+  # the jar resources carry it).
+  aarch64_dir="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/$AARCH64_TARGET/release"
+  require_aarch64=false
+  [ -z "$(aarch64_build_missing)" ] && require_aarch64=true
+  # With an arm64 JVM under qemu-user, the Spark 4 run also loads the jar's aarch64 library there
+  # and runs the golden checks through it (surefire execution aarch64-jvm; about 20 s of tests).
+  aarch64_jvm_flags=()
+  if [ "$require_aarch64" = true ]; then
+    aarch64_java="$(aarch64_jvm "$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/aarch64-jre")"
+    if [ -n "$aarch64_java" ]; then
+      aarch64_jvm_flags=(-Dtablecache.aarch64.jvm="$aarch64_java" -Dtablecache.aarch64.skip=false)
+    elif [ "${TABLECACHE_REQUIRE_AARCH64:-}" = 1 ]; then
+      echo "TABLECACHE_REQUIRE_AARCH64=1 but no arm64 JVM runs under qemu-user here" >&2
+      exit 1
+    else
+      step "aarch64 JNI smoke test SKIPPED: no arm64 JVM (dpkg --add-architecture arm64 && apt-get update)"
+    fi
+  fi
   # Each Spark line's suites against its own Spark, Scala and Arrow (Maven profiles; separate
   # build directories jvm-shim/target/spark-<line>/, so neither run clobbers the other).
   for line in 4 3.5; do
     step "JVM + Spark tests, Spark $line (mvn test -Pspark-$line)"
     began=$SECONDS
-    (cd jvm-shim && mvn -B -q -e -Pspark-$line -Dnative.lib.dir="$native_dir" test)
+    line_flags=()
+    [ "$line" = 4 ] && line_flags=("${aarch64_jvm_flags[@]}")
+    (cd jvm-shim && mvn -B -q -e -Pspark-$line -Dnative.lib.dir="$native_dir" \
+      -Dnative.lib.dir.aarch64="$aarch64_dir" -Dtablecache.requireAarch64=$require_aarch64 "${line_flags[@]}" test)
     echo "mvn test -Pspark-$line: $((SECONDS - began)) s"
   done
 fi

@@ -8,6 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -17,8 +20,9 @@ import java.util.Properties;
  * Loads libtablecache once per JVM and checks that it is the library this jar was built with.
  *
  * <p>By default the library is the jar resource {@code /<os>/<arch>/<libname>} (for example
- * {@code /linux/amd64/libtablecache.so}), extracted to a temp file because {@link System#load}
- * needs a real file. The system property {@value #PATH_PROPERTY} names another file instead.
+ * {@code /linux/amd64/libtablecache.so} or {@code /linux/aarch64/libtablecache.so}; see
+ * {@link #SUPPORTED_PLATFORMS}), extracted to a temp file because {@link System#load} needs a
+ * real file. The system property {@value #PATH_PROPERTY} names another file instead.
  *
  * <p>The first outcome is final: a failure is kept, with its cause, and rethrown as a
  * {@link TableCacheException} of kind {@link Kind#NATIVE_UNAVAILABLE} on every later use, so a
@@ -29,6 +33,13 @@ public final class NativeLibrary {
 
   /** System property naming a library file to load instead of the jar resource. */
   public static final String PATH_PROPERTY = "tablecache.native.path";
+
+  /**
+   * The platforms scripts/build.sh builds a library for, as {@code <os>/<arch>} jar
+   * directories; every other platform gets Spark's default serializer (one warning).
+   */
+  public static final List<String> SUPPORTED_PLATFORMS =
+      Collections.unmodifiableList(Arrays.asList("linux/amd64", "linux/aarch64"));
 
   static final String LIBRARY_NAME = "tablecache";
   private static final String VERSION_RESOURCE = "/dev/tablecache/version.properties";
@@ -107,11 +118,26 @@ public final class NativeLibrary {
 
   /** The jar resource holding the library for this platform, e.g. /linux/amd64/libtablecache.so. */
   public static String resourcePath() {
-    return "/" + osName() + "/" + archName() + "/" + System.mapLibraryName(LIBRARY_NAME);
+    return resourcePath(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
   }
 
-  static String osName() {
-    String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+  /** The jar resource for the given {@code os.name} and {@code os.arch} values. */
+  static String resourcePath(String osName, String osArch) {
+    return "/" + platform(osName, osArch) + "/" + System.mapLibraryName(LIBRARY_NAME);
+  }
+
+  /** The jar's directory name for a platform, {@code <os>/<arch>}, e.g. linux/aarch64. */
+  static String platform(String osName, String osArch) {
+    return osName(osName) + "/" + archName(osArch);
+  }
+
+  /** Whether the build makes a library for this platform (not: whether this jar carries it). */
+  static boolean isSupported(String osName, String osArch) {
+    return SUPPORTED_PLATFORMS.contains(platform(osName, osArch));
+  }
+
+  static String osName(String osName) {
+    String os = osName.toLowerCase(Locale.ROOT);
     if (os.startsWith("linux")) {
       return "linux";
     }
@@ -124,10 +150,46 @@ public final class NativeLibrary {
     return os.replaceAll("[^a-z0-9]", "");
   }
 
-  static String archName() {
-    String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-    // macOS JVMs may report x86_64 where Linux ones say amd64; the jar uses one name per arch.
-    return "x86_64".equals(arch) ? "amd64" : arch;
+  static String archName(String osArch) {
+    String arch = osArch.toLowerCase(Locale.ROOT);
+    // JVMs name one arch differently (Linux HotSpot says amd64/aarch64, some macOS and other
+    // builds say x86_64/arm64); the jar uses one directory per arch.
+    switch (arch) {
+      case "x86_64":
+      case "amd64":
+        return "amd64";
+      case "aarch64":
+      case "arm64":
+        return "aarch64";
+      default:
+        return arch.replaceAll("[^a-z0-9_]", "");
+    }
+  }
+
+  /**
+   * Why the jar has no library for this platform: either the platform is not one the build
+   * supports, or it is and this jar was built without its library. Both name the platform and
+   * the supported ones, since this text is all a user sees in the fallback warning.
+   */
+  static String missingLibraryMessage(String osName, String osArch) {
+    String platform = platform(osName, osArch);
+    String seen = " (os.name=" + osName + ", os.arch=" + osArch + ")";
+    String what =
+        isSupported(osName, osArch)
+            ? "this jar was built without the "
+                + platform
+                + " native library (jar resource "
+                + resourcePath(osName, osArch)
+                + " is missing; scripts/build.sh leaves it out when the cross toolchain is"
+                + " absent)"
+            : "tablecache has no native library for " + platform;
+    return what
+        + seen
+        + "; supported platforms: "
+        + String.join(", ", SUPPORTED_PLATFORMS)
+        + ". Set -D"
+        + PATH_PROPERTY
+        + " to a libtablecache built for this platform to use one anyway";
   }
 
   /**
@@ -164,7 +226,7 @@ public final class NativeLibrary {
       Path extracted = extract(resourcePath());
       origin = "extracted from jar resource " + resourcePath();
       System.load(extracted.toString());
-      if (!"windows".equals(osName())) {
+      if (!"windows".equals(osName(System.getProperty("os.name", "")))) {
         // The mapping outlives the file on POSIX systems; deleting now leaves nothing behind
         // even when the JVM dies without running deleteOnExit hooks.
         try {
@@ -182,15 +244,8 @@ public final class NativeLibrary {
     try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
       if (in == null) {
         throw unavailable(
-            "jar resource "
-                + resource
-                + " not found: this jar carries no libtablecache for "
-                + System.getProperty("os.name")
-                + "/"
-                + System.getProperty("os.arch")
-                + " (set -D"
-                + PATH_PROPERTY
-                + " to a library file)",
+            missingLibraryMessage(
+                System.getProperty("os.name", ""), System.getProperty("os.arch", "")),
             null);
       }
       // A unique file per JVM: one library file can be loaded by only one class loader.

@@ -34,4 +34,55 @@ class NativeLibraryTest {
       assertEquals("/linux/amd64/libtablecache.so", p);
     }
   }
+
+  @Test
+  void linuxArchesMapToTheJarDirectories() {
+    assertEquals("/linux/amd64/libtablecache.so", linuxOnly("Linux", "amd64"));
+    assertEquals("/linux/amd64/libtablecache.so", linuxOnly("Linux", "x86_64"));
+    assertEquals("/linux/aarch64/libtablecache.so", linuxOnly("Linux", "aarch64"));
+    assertEquals("/linux/aarch64/libtablecache.so", linuxOnly("Linux", "arm64"));
+    assertTrue(NativeLibrary.isSupported("Linux", "aarch64"));
+    assertTrue(NativeLibrary.isSupported("Linux", "amd64"));
+    assertEquals("darwin/aarch64", NativeLibrary.platform("Mac OS X", "aarch64"));
+    assertEquals("linux/ppc64le", NativeLibrary.platform("Linux", "ppc64le"));
+    assertFalse(NativeLibrary.isSupported("Mac OS X", "aarch64"));
+    assertFalse(NativeLibrary.isSupported("Linux", "ppc64le"));
+    assertFalse(NativeLibrary.isSupported("Windows 11", "amd64"));
+  }
+
+  @Test
+  void unsupportedPlatformMessageNamesItAndTheSupportedOnes() {
+    String m = NativeLibrary.missingLibraryMessage("Mac OS X", "arm64");
+    assertTrue(m.startsWith("tablecache has no native library for darwin/aarch64"), m);
+    assertTrue(m.contains("os.name=Mac OS X, os.arch=arm64"), m);
+    assertTrue(m.contains("supported platforms: linux/amd64, linux/aarch64"), m);
+    assertTrue(m.contains("-D" + NativeLibrary.PATH_PROPERTY), m);
+    assertTrue(
+        NativeLibrary.missingLibraryMessage("Linux", "s390x")
+            .startsWith("tablecache has no native library for linux/s390x"));
+  }
+
+  @Test
+  void supportedPlatformWithoutItsLibrarySaysTheJarLacksIt() {
+    String m = NativeLibrary.missingLibraryMessage("Linux", "aarch64");
+    assertTrue(m.startsWith("this jar was built without the linux/aarch64 native library"), m);
+    assertTrue(m.contains("/linux/aarch64/libtablecache.so"), m);
+    assertTrue(m.contains("supported platforms: linux/amd64, linux/aarch64"), m);
+  }
+
+  @Test
+  void theJarCarriesTheLibraryOfEverySupportedPlatformItWasBuiltWith() {
+    // The amd64 library is always required by the build; aarch64 only when Maven was told to
+    // require it (-Dtablecache.requireAarch64=true, which CI sets through scripts/build.sh).
+    assertNotNull(NativeLibrary.class.getResource("/linux/amd64/libtablecache.so"));
+    if (Boolean.getBoolean("tablecache.requireAarch64")) {
+      assertNotNull(NativeLibrary.class.getResource("/linux/aarch64/libtablecache.so"));
+    }
+  }
+
+  /** The resource path for a fake os.name/os.arch, file name as on Linux whatever the host. */
+  private static String linuxOnly(String os, String arch) {
+    return NativeLibrary.resourcePath(os, arch)
+        .replace(System.mapLibraryName("tablecache"), "libtablecache.so");
+  }
 }
