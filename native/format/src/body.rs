@@ -8,7 +8,7 @@ use arrow_data::{ArrayData, ArrayDataBuilder};
 use arrow_schema::DataType;
 
 use crate::cursor::{pad8, to_u32, Cursor};
-use crate::encoding::{split_into, splits, unsplit_in_place, Encoding};
+use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::layout::{self, BufferKind, Layout};
 use std::ops::Range;
@@ -140,7 +140,7 @@ impl<'a> BodyParts<'a> {
 
     /// Whether `encoding` would change any buffer of these parts.
     pub(crate) fn encodes(&self, encoding: Encoding) -> bool {
-        encoding == Encoding::ByteStreamSplit && self.widths.iter().any(|&w| splits(w))
+        self.widths.iter().any(|&w| encoding.changes(w))
     }
 
     /// Appends the column body (FORMAT.md §3) to `out`, its buffers laid out per `encoding`.
@@ -158,11 +158,7 @@ impl<'a> BodyParts<'a> {
         }
         out.resize(start + pad8(out.len() - start), 0);
         for (b, &width) in self.buffers.iter().zip(&self.widths) {
-            if encoding == Encoding::ByteStreamSplit && splits(width) {
-                split_into(width, b, out);
-            } else {
-                out.extend_from_slice(b);
-            }
+            encoding.encode_into(width, b, out);
             out.resize(start + pad8(out.len() - start), 0);
         }
         Ok(())
@@ -246,10 +242,11 @@ impl BodyLayout {
         })
     }
 
-    /// Undoes BYTE_STREAM_SPLIT on this body's buffers in place; `data_type` (the column's
-    /// type) gives each buffer's element width.
-    pub(crate) fn unsplit(
+    /// Undoes `encoding` on this body's buffers in place; `data_type` (the column's type) gives
+    /// each buffer's element width.
+    pub(crate) fn decode_in_place(
         &self,
+        encoding: Encoding,
         body: &mut [u8],
         data_type: &DataType,
         scratch: &mut Vec<u8>,
@@ -264,9 +261,7 @@ impl BodyLayout {
             )));
         }
         for (range, &width) in self.buffers.iter().zip(&widths) {
-            if splits(width) {
-                unsplit_in_place(width, &mut body[range.clone()], scratch);
-            }
+            encoding.decode_in_place(width, &mut body[range.clone()], scratch);
         }
         Ok(())
     }

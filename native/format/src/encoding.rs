@@ -23,26 +23,8 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    /// The encoding with this caller-supplied id (0 plain, 1 byte stream split).
-    pub fn from_id(id: i32) -> Result<Encoding> {
-        u8::try_from(id)
-            .ok()
-            .and_then(Encoding::from_stored)
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "unknown encoding id {id} (known: 0 plain, 1 byte_stream_split)"
-                ))
-            })
-    }
-
-    /// The encoding a directory entry records, if this reader knows it.
-    pub(crate) fn from_stored(id: u8) -> Option<Encoding> {
-        match id {
-            0 => Some(Encoding::Plain),
-            1 => Some(Encoding::ByteStreamSplit),
-            _ => None,
-        }
-    }
+    /// Every encoding, in id order: the one list that ids, names and error messages come from.
+    pub const ALL: [Encoding; 2] = [Encoding::Plain, Encoding::ByteStreamSplit];
 
     /// The id stored in a directory entry.
     pub fn id(self) -> u8 {
@@ -51,16 +33,74 @@ impl Encoding {
             Encoding::ByteStreamSplit => 1,
         }
     }
-}
 
-/// Whether a buffer of `width`-byte elements is split under BYTE_STREAM_SPLIT.
-pub(crate) fn splits(width: usize) -> bool {
-    width >= 2
+    /// The name used in docs, confs and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Plain => "plain",
+            Encoding::ByteStreamSplit => "byte_stream_split",
+        }
+    }
+
+    /// Whether this encoding changes a buffer of `width`-byte elements (widths from
+    /// `layout::buffer_widths`); a body none of whose buffers change is stored plain.
+    pub(crate) fn changes(self, width: usize) -> bool {
+        match self {
+            Encoding::Plain => false,
+            Encoding::ByteStreamSplit => width >= 2,
+        }
+    }
+
+    /// Appends `src`, a buffer of `width`-byte elements, to `out` in this encoding; the output
+    /// has the length of the input.
+    pub(crate) fn encode_into(self, width: usize, src: &[u8], out: &mut Vec<u8>) {
+        match self {
+            Encoding::ByteStreamSplit if self.changes(width) => split_into(width, src, out),
+            _ => out.extend_from_slice(src),
+        }
+    }
+
+    /// Undoes [`Encoding::encode_into`] in place on a buffer of `width`-byte elements.
+    pub(crate) fn decode_in_place(self, width: usize, buf: &mut [u8], scratch: &mut Vec<u8>) {
+        match self {
+            Encoding::ByteStreamSplit if self.changes(width) => {
+                unsplit_in_place(width, buf, scratch)
+            }
+            _ => {}
+        }
+    }
+
+    /// The known encodings, for messages: `0 plain, 1 byte_stream_split`.
+    pub(crate) fn known() -> String {
+        Encoding::ALL
+            .iter()
+            .map(|e| format!("{} {}", e.id(), e.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The encoding with this caller-supplied id.
+    pub fn from_id(id: i32) -> Result<Encoding> {
+        u8::try_from(id)
+            .ok()
+            .and_then(Encoding::from_stored)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "unknown encoding id {id} (known: {})",
+                    Encoding::known()
+                ))
+            })
+    }
+
+    /// The encoding a directory entry records, if this reader knows it.
+    pub(crate) fn from_stored(id: u8) -> Option<Encoding> {
+        Encoding::ALL.into_iter().find(|e| e.id() == id)
+    }
 }
 
 /// Appends `src` (elements of `width` bytes) to `out`, byte stream split: stream `j` holds byte
 /// `j` of every whole element, then the `src.len() % width` trailing bytes follow as they are.
-pub(crate) fn split_into(width: usize, src: &[u8], out: &mut Vec<u8>) {
+fn split_into(width: usize, src: &[u8], out: &mut Vec<u8>) {
     let start = out.len();
     out.resize(start + src.len(), 0);
     let dst = &mut out[start..];
@@ -129,7 +169,7 @@ fn split_chunk<const B: usize>(
 
 /// Undoes [`split_into`] in place; `scratch` is reused between calls to avoid an allocation
 /// per buffer.
-pub(crate) fn unsplit_in_place(width: usize, buf: &mut [u8], scratch: &mut Vec<u8>) {
+fn unsplit_in_place(width: usize, buf: &mut [u8], scratch: &mut Vec<u8>) {
     scratch.clear();
     scratch.extend_from_slice(buf);
     match width {

@@ -209,9 +209,9 @@ fn plain_body_at(
 ) -> Result<BodyLayout> {
     let what = format!("column {index}");
     let layout = BodyLayout::parse(body, pos, &what)?;
-    if encoding == Encoding::ByteStreamSplit {
+    if encoding != Encoding::Plain {
         let data_type = schema.field(index).data_type();
-        layout.unsplit(body.as_slice_mut(), data_type, scratch, &what)?;
+        layout.decode_in_place(encoding, body.as_slice_mut(), data_type, scratch, &what)?;
     }
     Ok(layout)
 }
