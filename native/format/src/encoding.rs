@@ -54,19 +54,25 @@ impl Encoding {
     /// Appends `src`, a buffer of `width`-byte elements, to `out` in this encoding; the output
     /// has the length of the input.
     pub(crate) fn encode_into(self, width: usize, src: &[u8], out: &mut Vec<u8>) {
+        if !self.changes(width) {
+            out.extend_from_slice(src);
+            return;
+        }
+        // Exhaustive on purpose: a new encoding does not compile until it says how it encodes.
         match self {
-            Encoding::ByteStreamSplit if self.changes(width) => split_into(width, src, out),
-            _ => out.extend_from_slice(src),
+            Encoding::Plain => out.extend_from_slice(src),
+            Encoding::ByteStreamSplit => split_into(width, src, out),
         }
     }
 
     /// Undoes [`Encoding::encode_into`] in place on a buffer of `width`-byte elements.
     pub(crate) fn decode_in_place(self, width: usize, buf: &mut [u8], scratch: &mut Vec<u8>) {
+        if !self.changes(width) {
+            return;
+        }
         match self {
-            Encoding::ByteStreamSplit if self.changes(width) => {
-                unsplit_in_place(width, buf, scratch)
-            }
-            _ => {}
+            Encoding::Plain => {}
+            Encoding::ByteStreamSplit => unsplit_in_place(width, buf, scratch),
         }
     }
 

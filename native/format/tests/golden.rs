@@ -168,7 +168,7 @@ fn manifest(fx: &Fixture, bytes: &[u8]) -> Value {
             "format": format!("{:?}", fx.options.format).to_uppercase(),
             "stats": fx.options.stats,
             "codec": format!("{:?}", fx.options.codec).to_uppercase(),
-            "encoding": match fx.options.encoding { Encoding::Plain => "PLAIN", Encoding::ByteStreamSplit => "BYTE_STREAM_SPLIT" },
+            "encoding": fx.options.encoding.name().to_uppercase(),
             "string_bound_limit": fx.options.string_bound_limit,
             "checksum": format!("{:?}", fx.options.checksum).to_uppercase(),
         },
