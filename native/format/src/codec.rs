@@ -47,6 +47,11 @@ pub enum StoredCodec {
 }
 
 impl StoredCodec {
+    /// The directory codec id.
+    pub fn id(self) -> u8 {
+        self as u8
+    }
+
     /// Parses a directory codec id.
     pub fn from_id(id: u8) -> Result<StoredCodec> {
         match id {

@@ -49,6 +49,75 @@ pub mod header {
     pub const LEN: usize = 28;
 }
 
+/// The fixed header's fields as stored (FORMAT.md §2), without their meaning checked: the one
+/// place that turns them into bytes and back. [`Frame::parse`] validates them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// Frame version (2 or 3).
+    pub version: u8,
+    /// Flags byte.
+    pub flags: u8,
+    /// Rows in the batch.
+    pub row_count: u32,
+    /// Top-level columns.
+    pub column_count: u32,
+    /// Schema section length.
+    pub schema_len: u32,
+    /// Stats section length.
+    pub stats_len: u32,
+    /// Metadata checksum (0 before [`meta_checksum`] fills it in).
+    pub meta_checksum: u32,
+}
+
+impl Header {
+    /// The header's [`header::LEN`] bytes.
+    pub fn encode(&self) -> [u8; header::LEN] {
+        let mut out = [0u8; header::LEN];
+        let mut put = |at: usize, v: u32| out[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        put(header::ROW_COUNT_AT, self.row_count);
+        put(header::COLUMN_COUNT_AT, self.column_count);
+        put(header::SCHEMA_LEN_AT, self.schema_len);
+        put(header::STATS_LEN_AT, self.stats_len);
+        put(header::META_CHECKSUM_AT, self.meta_checksum);
+        out[header::MAGIC_AT..header::MAGIC_AT + 4].copy_from_slice(&MAGIC);
+        out[header::VERSION_AT] = self.version;
+        out[header::FLAGS_AT] = self.flags;
+        out
+    }
+
+    /// The fields of a complete header (at least [`header::LEN`] bytes), or `None`; the magic
+    /// is not checked (see [`detect`]).
+    pub fn decode(bytes: &[u8]) -> Option<Header> {
+        let u32_at = |at: usize| {
+            bytes
+                .get(at..at + 4)
+                .and_then(|b| b.try_into().ok())
+                .map(u32::from_le_bytes)
+        };
+        Some(Header {
+            version: *bytes.get(header::VERSION_AT)?,
+            flags: *bytes.get(header::FLAGS_AT)?,
+            row_count: u32_at(header::ROW_COUNT_AT)?,
+            column_count: u32_at(header::COLUMN_COUNT_AT)?,
+            schema_len: u32_at(header::SCHEMA_LEN_AT)?,
+            stats_len: u32_at(header::STATS_LEN_AT)?,
+            meta_checksum: u32_at(header::META_CHECKSUM_AT)?,
+        })
+    }
+
+    /// Where the metadata ends (header, schema, stats, directory), for a frame of `format`.
+    pub fn metadata_end(&self, format: Format) -> Option<usize> {
+        let entries = match format {
+            Format::V3 => self.column_count as usize,
+            _ => 1,
+        };
+        header::LEN
+            .checked_add(self.schema_len as usize)?
+            .checked_add(self.stats_len as usize)?
+            .checked_add(entries.checked_mul(DIRECTORY_ENTRY_LEN)?)
+    }
+}
+
 /// The metadata checksum of a frame whose payloads start at `payload_start`: CRC32C over the
 /// header up to the checksum field, then schema, stats and directory.
 pub fn meta_checksum(frame: &[u8], payload_start: usize) -> u32 {
@@ -175,18 +244,15 @@ pub struct Frame<'a> {
 /// Where the metadata of a V3 frame ends (header, schema, stats and directory), from its first
 /// [`HEADER_LEN`] bytes; `None` for anything else (V2, legacy, or a header too short to say),
 /// whose readers need every byte. Nothing is checked here: [`Frame::parse`] does that.
-pub(crate) fn v3_metadata_end(header: &[u8]) -> Option<usize> {
-    if header.len() < HEADER_LEN || header[..4] != MAGIC || header[4] != 3 {
+pub(crate) fn v3_metadata_end(bytes: &[u8]) -> Option<usize> {
+    if bytes.get(..4)? != MAGIC {
         return None;
     }
-    let mut cur = Cursor::at(header, 12);
-    let column_count = cur.u32("column count").ok()? as usize;
-    let schema_len = cur.u32("schema length").ok()? as usize;
-    let stats_len = cur.u32("stats length").ok()? as usize;
-    HEADER_LEN
-        .checked_add(schema_len)?
-        .checked_add(stats_len)?
-        .checked_add(column_count.checked_mul(DIRECTORY_ENTRY_LEN)?)
+    let header = Header::decode(bytes)?;
+    if header.version != 3 {
+        return None;
+    }
+    header.metadata_end(Format::V3)
 }
 
 impl<'a> Frame<'a> {
@@ -368,6 +434,40 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// Offsets of a directory entry's fields (FORMAT.md §2).
+pub mod directory_entry {
+    /// Payload offset from the payload start (u32).
+    pub const OFFSET_AT: usize = 0;
+    /// Stored length (u32).
+    pub const STORED_LEN_AT: usize = 4;
+    /// Length after decompression (u32).
+    pub const RAW_LEN_AT: usize = 8;
+    /// CRC32C of the stored bytes (u32).
+    pub const CHECKSUM_AT: usize = 12;
+    /// Codec id (u8).
+    pub const CODEC_AT: usize = 16;
+    /// Encoding id (u8).
+    pub const ENCODING_AT: usize = 17;
+    /// Two reserved bytes, zero.
+    pub const RESERVED_AT: usize = 18;
+}
+
+impl DirectoryEntry {
+    /// The entry's [`DIRECTORY_ENTRY_LEN`] bytes.
+    pub fn encode(&self) -> [u8; DIRECTORY_ENTRY_LEN] {
+        use directory_entry::*;
+        let mut out = [0u8; DIRECTORY_ENTRY_LEN];
+        let mut put = |at: usize, v: u32| out[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        put(OFFSET_AT, self.offset);
+        put(STORED_LEN_AT, self.stored_len);
+        put(RAW_LEN_AT, self.raw_len);
+        put(CHECKSUM_AT, self.checksum);
+        out[CODEC_AT] = self.codec.id();
+        out[ENCODING_AT] = self.encoding.id();
+        out
+    }
+}
+
 fn parse_directory(
     bytes: &[u8],
     payload_len: usize,
@@ -377,14 +477,15 @@ fn parse_directory(
     let mut entries = Vec::with_capacity(bytes.len() / DIRECTORY_ENTRY_LEN);
     let mut expected_offset: u64 = 0;
     for (index, chunk) in bytes.chunks_exact(DIRECTORY_ENTRY_LEN).enumerate() {
-        let mut cur = Cursor::new(chunk);
-        let offset = cur.u32("directory offset")?;
-        let stored_len = cur.u32("directory stored length")?;
-        let raw_len = cur.u32("directory raw length")?;
-        let crc = cur.u32("directory checksum")?;
-        let codec_id = cur.u8("directory codec")?;
-        let encoding_id = cur.u8("directory encoding")?;
-        let reserved = cur.take(2, "directory reserved")?;
+        use directory_entry::*;
+        let u32_at = |at: usize| Cursor::at(chunk, at).u32("directory entry");
+        let offset = u32_at(OFFSET_AT)?;
+        let stored_len = u32_at(STORED_LEN_AT)?;
+        let raw_len = u32_at(RAW_LEN_AT)?;
+        let crc = u32_at(CHECKSUM_AT)?;
+        let codec_id = chunk[CODEC_AT];
+        let encoding_id = chunk[ENCODING_AT];
+        let reserved = &chunk[RESERVED_AT..DIRECTORY_ENTRY_LEN];
         let bad = |reason: String| Error::CorruptDirectory { index, reason };
         if reserved != [0, 0] {
             return Err(bad(format!("reserved bytes {reserved:02x?}")));

@@ -34,8 +34,8 @@ pub use codec::{Codec, StoredCodec};
 pub use encoding::Encoding;
 pub use error::{Error, ErrorKind, Result};
 pub use frame::{
-    detect, header, meta_checksum, ChecksumKind, DirectoryEntry, Format, Frame,
-    DIRECTORY_ENTRY_LEN, HEADER_LEN, IPC_CONTINUATION, MAGIC,
+    detect, directory_entry, header, meta_checksum, ChecksumKind, DirectoryEntry, Format, Frame,
+    Header, DIRECTORY_ENTRY_LEN, HEADER_LEN, IPC_CONTINUATION, MAGIC,
 };
 pub use read::{decode, decode_fetched};
 pub use write::{write, write_interned, WriteOptions};

@@ -9,8 +9,8 @@ use crate::cursor::to_u32;
 use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::frame::{
-    header, meta_checksum, ChecksumKind, Format, DIRECTORY_ENTRY_LEN, FLAG_ENCODED, FLAG_STATS,
-    HEADER_LEN, MAGIC,
+    meta_checksum, ChecksumKind, DirectoryEntry, Format, Header, DIRECTORY_ENTRY_LEN, FLAG_ENCODED,
+    FLAG_STATS, HEADER_LEN,
 };
 use crate::schema::{encode_schema, InternedSchema};
 use crate::stats::{self, ColumnStats, DEFAULT_STRING_BOUND_LIMIT};
@@ -128,19 +128,20 @@ pub(crate) fn write_frame(
             + raw_total / 2
             + 64,
     );
-    out.extend_from_slice(&MAGIC);
-    out.push(options.format.version().unwrap_or(3));
     let mut flags = options.checksum.flag_bits();
     if options.stats {
         flags |= FLAG_STATS;
     }
-    out.push(flags);
-    out.extend_from_slice(&[0, 0]);
-    out.extend_from_slice(&row_count.to_le_bytes());
-    out.extend_from_slice(&column_count.to_le_bytes());
-    out.extend_from_slice(&to_u32(schema_bytes.len(), "schema length")?.to_le_bytes());
-    out.extend_from_slice(&to_u32(stats_bytes.len(), "stats length")?.to_le_bytes());
-    out.extend_from_slice(&[0; 4]); // metadata checksum, filled in below
+    let mut header = Header {
+        version: options.format.version().unwrap_or(3),
+        flags,
+        row_count,
+        column_count,
+        schema_len: to_u32(schema_bytes.len(), "schema length")?,
+        stats_len: to_u32(stats_bytes.len(), "stats length")?,
+        meta_checksum: 0, // filled in below, once the directory is written
+    };
+    out.extend_from_slice(&header.encode());
     out.extend_from_slice(schema_bytes);
     out.extend_from_slice(&stats_bytes);
     let directory_start = out.len();
@@ -189,15 +190,15 @@ pub(crate) fn write_frame(
                 ChecksumKind::Crc32c => codec::crc32c(stored),
                 ChecksumKind::None => 0,
             };
-            let mut entry = Vec::with_capacity(DIRECTORY_ENTRY_LEN);
-            entry
-                .extend_from_slice(&to_u32(start - payload_start, "payload offset")?.to_le_bytes());
-            entry.extend_from_slice(&to_u32(stored.len(), "stored length")?.to_le_bytes());
-            entry.extend_from_slice(&to_u32(raw_len, "raw length")?.to_le_bytes());
-            entry.extend_from_slice(&checksum.to_le_bytes());
-            entry.push(stored_codec as u8);
-            entry.push(encoding.id());
-            entry.extend_from_slice(&[0; 2]);
+            let entry = DirectoryEntry {
+                offset: to_u32(start - payload_start, "payload offset")?,
+                stored_len: to_u32(stored.len(), "stored length")?,
+                raw_len: to_u32(raw_len, "raw length")?,
+                checksum,
+                codec: stored_codec,
+                encoding,
+            }
+            .encode();
             let at = directory_start + index * DIRECTORY_ENTRY_LEN;
             out[at..at + DIRECTORY_ENTRY_LEN].copy_from_slice(&entry);
             Ok(())
@@ -211,11 +212,12 @@ pub(crate) fn write_frame(
         _ => write_payload(&mut out, 0, &parts)?,
     }
     if any_encoded {
-        out[header::FLAGS_AT] |= FLAG_ENCODED;
+        header.flags |= FLAG_ENCODED;
     }
     if options.checksum == ChecksumKind::Crc32c {
-        let crc = meta_checksum(&out, payload_start);
-        out[header::META_CHECKSUM_AT..header::LEN].copy_from_slice(&crc.to_le_bytes());
+        out[..HEADER_LEN].copy_from_slice(&header.encode());
+        header.meta_checksum = meta_checksum(&out, payload_start);
     }
+    out[..HEADER_LEN].copy_from_slice(&header.encode());
     Ok(out)
 }
