@@ -36,13 +36,12 @@ fuzz=native/fuzz
 corpus=$fuzz/corpus
 artifacts=$fuzz/artifacts
 
-# u32 little-endian at byte offset $2 of file $1.
-u32_at() { od -An -tu4 --endian=little -j "$2" -N4 "$1" | tr -d ' '; }
-
-# Seeds every target's corpus from the golden frames (files already there are kept).
+# Seeds every target's corpus from the golden frames (files already there are kept). Where the
+# sections of a frame lie comes from the format crate (examples/frame_sections.rs), not from
+# offsets written here.
 seed() {
   mkdir -p "$corpus"/{frame,projected_decode,stats,schema_cache}
-  local bin name schema_len stats_len row_count
+  local bin name schema_len
   for bin in golden/*.bin; do
     name=$(basename "$bin" .bin)
     cp "$bin" "$corpus/frame/golden-$name"
@@ -52,27 +51,28 @@ seed() {
     { printf '\x03\x02\x00\x02'; cat "$bin"; } >"$corpus/projected_decode/golden-$name-dup"
     { printf '\x02\x01\x7f'; cat "$bin"; } >"$corpus/projected_decode/golden-$name-range"
     if [[ $name == legacy_* ]]; then
-      # The schema message: continuation, metadata length, metadata.
-      schema_len=$((8 + $(u32_at "$bin" 4)))
+      # The Arrow IPC schema message: continuation, metadata length, metadata.
+      schema_len=$((8 + $(od -An -tu4 --endian=little -j 4 -N4 "$bin" | tr -d ' ')))
       head -c "$schema_len" "$bin" >"$corpus/schema_cache/golden-$name"
-      continue
-    fi
-    row_count=$(u32_at "$bin" 8)
-    schema_len=$(u32_at "$bin" 16)
-    stats_len=$(u32_at "$bin" 20)
-    # head | tail, not tail | head: the reader of a pipe must consume all of it, or the writer
-    # dies of SIGPIPE and pipefail stops the script.
-    head -c $((28 + schema_len)) "$bin" | tail -c "$schema_len" >"$corpus/schema_cache/golden-$name"
-    if [[ $stats_len -gt 0 ]]; then
-      # stats: u32 row count, mode 0 (column count from the section), the section.
-      {
-        printf "\\x$(printf %02x $((row_count & 255)))\\x$(printf %02x $((row_count >> 8 & 255)))"
-        printf "\\x$(printf %02x $((row_count >> 16 & 255)))\\x$(printf %02x $((row_count >> 24)))"
-        printf '\x00'
-        head -c $((28 + schema_len + stats_len)) "$bin" | tail -c "$stats_len"
-      } >"$corpus/stats/golden-$name"
     fi
   done
+  local file rows schema_at schema_len stats_at stats_len
+  while read -r file rows schema_at schema_len stats_at stats_len; do
+    name=$(basename "$file" .bin)
+    # head | tail, not tail | head: the reader of a pipe must consume all of it, or the writer
+    # dies of SIGPIPE and pipefail stops the script.
+    head -c $((schema_at + schema_len)) "$file" | tail -c "$schema_len" \
+      >"$corpus/schema_cache/golden-$name"
+    if [[ $stats_len -gt 0 ]]; then
+      # stats: u32 row count (little-endian), mode 0 (column count from the section), the section.
+      {
+        printf "\\x$(printf %02x $((rows & 255)))\\x$(printf %02x $((rows >> 8 & 255)))"
+        printf "\\x$(printf %02x $((rows >> 16 & 255)))\\x$(printf %02x $((rows >> 24)))"
+        printf '\x00'
+        head -c $((stats_at + stats_len)) "$file" | tail -c "$stats_len"
+      } >"$corpus/stats/golden-$name"
+    fi
+  done < <(cargo run -q -p tablecache-format --example frame_sections -- golden/*.bin)
 }
 
 seed
