@@ -65,17 +65,64 @@ public final class NativeColumnVector extends ColumnVector {
   private final long data;
   private final long offsets;
 
+  /** How this class reads a column, and the Arrow vectors that have that layout. */
   private enum Layout {
-    BIT,
-    BYTE,
-    SHORT,
-    INT,
-    LONG,
-    FLOAT,
-    DOUBLE,
-    DECIMAL128,
-    VAR_32,
-    VAR_64
+    BIT(BitVector.class),
+    BYTE(TinyIntVector.class),
+    SHORT(SmallIntVector.class),
+    INT(IntVector.class, DateDayVector.class),
+    LONG(BigIntVector.class, TimeStampMicroTZVector.class, TimeStampMicroVector.class),
+    FLOAT(Float4Vector.class),
+    DOUBLE(Float8Vector.class),
+    DECIMAL128(DecimalVector.class),
+    VAR_32(VarCharVector.class, VarBinaryVector.class),
+    VAR_64(LargeVarCharVector.class, LargeVarBinaryVector.class);
+
+    private final Class<?>[] vectors;
+
+    Layout(Class<?>... vectors) {
+      this.vectors = vectors;
+    }
+
+    boolean holds(ValueVector v) {
+      for (Class<?> c : vectors) {
+        if (c.isInstance(v)) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  private static final Layout[] NONE = {};
+  private static final Layout[] VARIABLE = {Layout.VAR_32, Layout.VAR_64};
+
+  /**
+   * The one table of what this class reads: the layouts a decoded column of Spark type {@code t}
+   * may have (Spark's Arrow mapping picks one), none for a type left to {@code
+   * ArrowColumnVector}. {@link #supports} and {@link #wrap} both read it, so they cannot drift.
+   */
+  private static Layout[] layoutsOf(DataType t) {
+    if (t instanceof BooleanType) {
+      return new Layout[] {Layout.BIT};
+    } else if (t instanceof ByteType) {
+      return new Layout[] {Layout.BYTE};
+    } else if (t instanceof ShortType) {
+      return new Layout[] {Layout.SHORT};
+    } else if (t instanceof IntegerType || t instanceof DateType) {
+      return new Layout[] {Layout.INT};
+    } else if (t instanceof LongType || t instanceof TimestampType || t instanceof TimestampNTZType) {
+      return new Layout[] {Layout.LONG};
+    } else if (t instanceof FloatType) {
+      return new Layout[] {Layout.FLOAT};
+    } else if (t instanceof DoubleType) {
+      return new Layout[] {Layout.DOUBLE};
+    } else if (t instanceof DecimalType) {
+      return new Layout[] {Layout.DECIMAL128};
+    } else if (t instanceof StringType || t instanceof BinaryType) {
+      return VARIABLE;
+    }
+    return NONE;
   }
 
   private NativeColumnVector(ValueVector vector, DataType type, Layout layout) {
@@ -121,19 +168,7 @@ public final class NativeColumnVector extends ColumnVector {
    * to Spark's code generation, so it must match {@link #wrap} exactly.
    */
   static boolean supports(DataType t) {
-    return t instanceof BooleanType
-        || t instanceof ByteType
-        || t instanceof ShortType
-        || t instanceof IntegerType
-        || t instanceof DateType
-        || t instanceof LongType
-        || t instanceof TimestampType
-        || t instanceof TimestampNTZType
-        || t instanceof FloatType
-        || t instanceof DoubleType
-        || t instanceof DecimalType
-        || t instanceof StringType
-        || t instanceof BinaryType;
+    return layoutsOf(t).length > 0;
   }
 
   /**
@@ -145,31 +180,10 @@ public final class NativeColumnVector extends ColumnVector {
   }
 
   private static Layout layoutOf(ValueVector v, DataType t) {
-    if (v instanceof BitVector && t instanceof BooleanType) {
-      return Layout.BIT;
-    } else if (v instanceof TinyIntVector && t instanceof ByteType) {
-      return Layout.BYTE;
-    } else if (v instanceof SmallIntVector && t instanceof ShortType) {
-      return Layout.SHORT;
-    } else if ((v instanceof IntVector && t instanceof IntegerType)
-        || (v instanceof DateDayVector && t instanceof DateType)) {
-      return Layout.INT;
-    } else if ((v instanceof BigIntVector && t instanceof LongType)
-        || (v instanceof TimeStampMicroTZVector && t instanceof TimestampType)
-        || (v instanceof TimeStampMicroVector && t instanceof TimestampNTZType)) {
-      return Layout.LONG;
-    } else if (v instanceof Float4Vector && t instanceof FloatType) {
-      return Layout.FLOAT;
-    } else if (v instanceof Float8Vector && t instanceof DoubleType) {
-      return Layout.DOUBLE;
-    } else if (v instanceof DecimalVector && t instanceof DecimalType) {
-      return Layout.DECIMAL128;
-    } else if ((v instanceof VarCharVector && t instanceof StringType)
-        || (v instanceof VarBinaryVector && t instanceof BinaryType)) {
-      return Layout.VAR_32;
-    } else if ((v instanceof LargeVarCharVector && t instanceof StringType)
-        || (v instanceof LargeVarBinaryVector && t instanceof BinaryType)) {
-      return Layout.VAR_64;
+    for (Layout layout : layoutsOf(t)) {
+      if (layout.holds(v)) {
+        return layout;
+      }
     }
     throw new IllegalStateException(
         "decoded column "
