@@ -15,7 +15,6 @@
 #![warn(missing_docs)]
 
 pub mod body;
-pub mod coalesce;
 mod codec;
 mod cursor;
 mod encoding;

@@ -166,9 +166,3 @@ static GLOBAL: Lazy<SchemaCache> = Lazy::new(|| SchemaCache::new(DEFAULT_SCHEMA_
 pub fn global_schema_cache() -> &'static SchemaCache {
     &GLOBAL
 }
-
-/// Interns a schema given as a Rust value (writer side): encodes it, then
-/// returns the cached entry for those bytes.
-pub fn intern(schema: &Schema) -> Result<Arc<InternedSchema>> {
-    global_schema_cache().get_or_parse(&encode_schema(schema)?)
-}
