@@ -109,18 +109,31 @@ public final class SchemaCodec {
       throw corrupt("undecodable schema: " + e, e);
     }
     for (Field field : schema.getFields()) {
-      checkDecimals(field);
+      checkTypeParameters(field);
     }
     return schema;
   }
 
-  /** Rejects impossible decimal types anywhere in the schema (SchemaBounds bounds the depth). */
-  private static void checkDecimals(Field field) {
+  /**
+   * Rejects type parameters arrow-rs refuses (so the native reader does too) anywhere in the
+   * schema: impossible decimals and integer widths other than 8, 16, 32 and 64. SchemaBounds has
+   * bounded the depth.
+   */
+  private static void checkTypeParameters(Field field) {
     if (field.getType() instanceof ArrowType.Decimal) {
       checkDecimal(field, (ArrowType.Decimal) field.getType());
     }
+    if (field.getType() instanceof ArrowType.Int) {
+      int width = ((ArrowType.Int) field.getType()).getBitWidth();
+      if (width != 8 && width != 16 && width != 32 && width != 64) {
+        throw corrupt(
+            "invalid embedded schema: field '" + field.getName() + "' has an integer of "
+                + width + " bits",
+            null);
+      }
+    }
     for (Field child : field.getChildren()) {
-      checkDecimals(child);
+      checkTypeParameters(child);
     }
   }
 
