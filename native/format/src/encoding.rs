@@ -309,7 +309,12 @@ mod tests {
     fn ids() {
         assert_eq!(Encoding::from_id(0).unwrap(), Encoding::Plain);
         assert_eq!(Encoding::from_id(1).unwrap(), Encoding::ByteStreamSplit);
-        for bad in [-1, 2, 256] {
+        for (i, e) in Encoding::ALL.iter().enumerate() {
+            assert_eq!(usize::from(e.id()), i, "ids are dense, in ALL's order");
+            assert_eq!(Encoding::from_stored(e.id()), Some(*e));
+        }
+        let first_unknown = Encoding::ALL.len() as i32;
+        for bad in [-1, first_unknown, 256] {
             assert!(matches!(
                 Encoding::from_id(bad),
                 Err(Error::InvalidArgument(_))
