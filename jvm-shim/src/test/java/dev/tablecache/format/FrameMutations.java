@@ -379,9 +379,13 @@ final class FrameMutations {
       return fail(SCHEMA_MISMATCH); // a decoded column has the old length
     }
     if (at == COLUMN_COUNT_AT) {
-      return framed.version == 2
-          ? fail(SCHEMA_MISMATCH) // V2's directory does not depend on it; the schema disagrees
-          : fail(CORRUPT_FRAME, UNSUPPORTED_CODEC, SCHEMA_MISMATCH);
+      if (framed.version == 2) {
+        // V2's directory does not depend on it. The stats section, read before the schema
+        // (FORMAT.md section 4), holds one entry per column and disagrees first; without stats
+        // the schema disagrees.
+        return framed.hasStats ? fail(CORRUPT_FRAME) : fail(SCHEMA_MISMATCH);
+      }
+      return fail(CORRUPT_FRAME, UNSUPPORTED_CODEC, SCHEMA_MISMATCH);
     }
     // schema_len, stats_len: every later section shifts and the directory reads other bytes.
     return fail(CORRUPT_FRAME, UNSUPPORTED_CODEC, SCHEMA_MISMATCH, CHECKSUM_MISMATCH);
