@@ -320,7 +320,11 @@ public final class SuiteRunner {
     Class<?> c = Class.forName("dev.tablecache.spark.TableCacheMetrics");
     Field f = c.getDeclaredField(name);
     f.setAccessible(true);
-    return ((LongAdder) f.get(null)).sum();
+    Object counter = f.get(null);
+    // Dropwizard counters since the metrics plugin; plain LongAdders before.
+    return counter instanceof com.codahale.metrics.Counting
+        ? ((com.codahale.metrics.Counting) counter).getCount()
+        : ((LongAdder) counter).sum();
   }
 
   private static long framesWritten() throws ReflectiveOperationException {
