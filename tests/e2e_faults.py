@@ -713,17 +713,24 @@ def check_corrupt_block(results, spark, local_dir, serializer, level_name, table
                       error[:300] if error else f"expected {len(want)} rows, got {len(got)}")
         dropped = executor_log_lines(sc, f"dropped damaged cached block {block}")
         print(f"{label}: {dropped[0] if dropped else 'no drop logged'}", flush=True)
-        results.check(f"{label}: the damaged block was dropped (executor WARN)",
-                      len(dropped) == 1 and "CHECKSUM_MISMATCH" in dropped[0],
+        # With two copies the task may be served the healthy one (Spark prefers the local copy),
+        # and then nothing is damaged from its point of view: no drop is right too.
+        drops_allowed = {1} if copies == 1 else {0, 1}
+        results.check(f"{label}: the damaged block was dropped (executor WARN)"
+                      + ("" if copies == 1 else ", or the healthy replica was read"),
+                      len(dropped) in drops_allowed
+                      and all("CHECKSUM_MISMATCH" in line for line in dropped),
                       f"{len(dropped)} WARN lines for {block}")
         info = settled_storage_info(sc, fully_cached)
         results.check(f"{label}: the block is cached again", fully_cached(info),
                       f"{info.numCachedPartitions()}/{info.numPartitions()}")
         again = rows(spark.sql(spec["query"]))
+        # A replicated block's damaged copy may first be read now (and dropped, once).
+        drops_after = len(executor_log_lines(sc, f"dropped damaged cached block {block}"))
         results.check(f"{label}: a later query reads the rebuilt block",
                       again == want
-                      and len(executor_log_lines(sc, f"dropped damaged cached block {block}")) == 1,
-                      f"expected {len(want)} rows, got {len(again)}")
+                      and (drops_after == 1 if copies == 1 else drops_after <= 1),
+                      f"expected {len(want)} rows, got {len(again)}, {drops_after} drops")
         results.check(f"{label}: a query of intact columns still correct",
                       rows(spark.sql(spec["intact"])) == want_intact)
     finally:
