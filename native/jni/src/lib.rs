@@ -190,46 +190,49 @@ fn read_longs(env: &Env<'_>, array: &JLongArray<'_>, what: &str) -> JniResult<Ve
     Ok(out)
 }
 
-/// The write request of both serialize exports, as Java passed it: `format` is the capability
-/// number of the format to write (3 = V3, 2 = V2, which always has stats, 1 = legacy, which has
-/// neither stats nor encodings).
-struct WriteRequest {
+/// The format core's options from the write request of both serialize exports, with every Java
+/// value checked: `format` is the capability number of the format to write (3 = V3, 2 = V2,
+/// which always has stats, 1 = legacy, which has neither stats nor encodings).
+fn write_options(
     format: jint,
     stats: bool,
     codec: jint,
     encoding: jint,
     string_bound_limit: jint,
+) -> JniResult<WriteOptions> {
+    let format = match format {
+        3 => Format::V3,
+        2 => Format::V2,
+        1 => Format::Legacy,
+        other => return Err(Error::InvalidArgument(format!("unknown format {other}")).into()),
+    };
+    let string_bound_limit = usize::try_from(string_bound_limit).map_err(|_| {
+        Error::InvalidArgument(format!("negative string bound limit {string_bound_limit}"))
+    })?;
+    let legacy = format == Format::Legacy;
+    Ok(WriteOptions {
+        format,
+        stats: !legacy && (stats || format == Format::V2),
+        codec: Codec::from_id(codec)?,
+        encoding: if legacy {
+            Encoding::Plain
+        } else {
+            Encoding::from_id(encoding)?
+        },
+        string_bound_limit,
+        ..WriteOptions::default()
+    })
 }
 
-impl WriteRequest {
-    /// The format core's options, with every Java value checked.
-    fn options(&self) -> JniResult<WriteOptions> {
-        let format = match self.format {
-            3 => Format::V3,
-            2 => Format::V2,
-            1 => Format::Legacy,
-            other => return Err(Error::InvalidArgument(format!("unknown format {other}")).into()),
-        };
-        let string_bound_limit = usize::try_from(self.string_bound_limit).map_err(|_| {
-            Error::InvalidArgument(format!(
-                "negative string bound limit {}",
-                self.string_bound_limit
-            ))
-        })?;
-        let legacy = format == Format::Legacy;
-        Ok(WriteOptions {
-            format,
-            stats: !legacy && (self.stats || format == Format::V2),
-            codec: Codec::from_id(self.codec)?,
-            encoding: if legacy {
-                Encoding::Plain
-            } else {
-                Encoding::from_id(self.encoding)?
-            },
-            string_bound_limit,
-            ..WriteOptions::default()
-        })
-    }
+/// Writes `batch` as one cached batch into a new Java `byte[]`.
+fn frame_array<'local>(
+    env: &mut Env<'local>,
+    batch: &arrow_array::RecordBatch,
+    interned: &tablecache_format::schema::InternedSchema,
+    options: &WriteOptions,
+) -> JniResult<JByteArray<'local>> {
+    let frame = tablecache_format::write_interned(batch, interned, options)?;
+    Ok(env.byte_array_from_slice(&frame)?)
 }
 
 fn interned_schema(
@@ -251,7 +254,7 @@ fn row_count(row_count: jint) -> JniResult<usize> {
 /// JNI export `NativeCodec.serialize`: writes one cached batch from Arrow buffers that live in
 /// the JVM, described by address (`BatchExporter`), in the format of the write request.
 #[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)] // the JNI signature; WriteRequest groups them at once
+#[allow(clippy::too_many_arguments)] // the JNI signature; write_options groups them at once
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serialize<'local>(
     mut unowned: EnvUnowned<'local>,
     _class: JClass<'local>,
@@ -267,14 +270,7 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serialize<'local>(
 ) -> JByteArray<'local> {
     unowned
         .with_env(|env| -> JniResult<JByteArray<'local>> {
-            let options = WriteRequest {
-                format,
-                stats,
-                codec,
-                encoding,
-                string_bound_limit,
-            }
-            .options()?;
+            let options = write_options(format, stats, codec, encoding, string_bound_limit)?;
             let rows = row_count(row_count_arg)?;
             let interned = interned_schema(env, &schema)?;
             let nodes = read_longs(env, &nodes, "nodes")?;
@@ -283,8 +279,7 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serialize<'local>(
             // unmodified until this call returns, and `frame` below owns its bytes, so no
             // borrowed buffer outlives the call.
             let batch = unsafe { import::import_batch(&interned.schema, rows, &nodes, &buffers)? };
-            let frame = tablecache_format::write_interned(&batch, &interned, &options)?;
-            Ok(env.byte_array_from_slice(&frame)?)
+            frame_array(env, &batch, &interned, &options)
         })
         .resolve::<ThrowTableCacheException>()
 }
@@ -294,7 +289,7 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serialize<'local>(
 /// is `rows[starts[i]..starts[i + 1]]`; `starts` holds `row_count + 1` longs. The write request
 /// is that of `serialize`.
 #[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)] // the JNI signature; WriteRequest groups them at once
+#[allow(clippy::too_many_arguments)] // the JNI signature; write_options groups them at once
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serializeUnsafeRows<'local>(
     mut unowned: EnvUnowned<'local>,
     _class: JClass<'local>,
@@ -311,14 +306,7 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serializeUnsafeRows<'
 ) -> JByteArray<'local> {
     unowned
         .with_env(|env| -> JniResult<JByteArray<'local>> {
-            let options = WriteRequest {
-                format,
-                stats,
-                codec,
-                encoding,
-                string_bound_limit,
-            }
-            .options()?;
+            let options = write_options(format, stats, codec, encoding, string_bound_limit)?;
             let rows = row_count(row_count_arg)?;
             let rows_length = usize::try_from(rows_length).map_err(|_| {
                 Error::InvalidArgument(format!("negative rows length {rows_length}"))
@@ -338,8 +326,7 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serializeUnsafeRows<'
                 row_bytes,
                 starts,
             )?;
-            let frame = tablecache_format::write_interned(&batch, &interned, &options)?;
-            Ok(env.byte_array_from_slice(&frame)?)
+            frame_array(env, &batch, &interned, &options)
         })
         .resolve::<ThrowTableCacheException>()
 }

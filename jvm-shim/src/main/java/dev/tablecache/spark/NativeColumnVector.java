@@ -94,7 +94,16 @@ public final class NativeColumnVector extends ColumnVector {
     }
   }
 
+  // Shared arrays: wrap() asks once per decoded column of every batch.
   private static final Layout[] NONE = {};
+  private static final Layout[] BIT = {Layout.BIT};
+  private static final Layout[] BYTE = {Layout.BYTE};
+  private static final Layout[] SHORT = {Layout.SHORT};
+  private static final Layout[] INT = {Layout.INT};
+  private static final Layout[] LONG = {Layout.LONG};
+  private static final Layout[] FLOAT = {Layout.FLOAT};
+  private static final Layout[] DOUBLE = {Layout.DOUBLE};
+  private static final Layout[] DECIMAL128 = {Layout.DECIMAL128};
   private static final Layout[] VARIABLE = {Layout.VAR_32, Layout.VAR_64};
 
   /**
@@ -104,21 +113,21 @@ public final class NativeColumnVector extends ColumnVector {
    */
   private static Layout[] layoutsOf(DataType t) {
     if (t instanceof BooleanType) {
-      return new Layout[] {Layout.BIT};
+      return BIT;
     } else if (t instanceof ByteType) {
-      return new Layout[] {Layout.BYTE};
+      return BYTE;
     } else if (t instanceof ShortType) {
-      return new Layout[] {Layout.SHORT};
+      return SHORT;
     } else if (t instanceof IntegerType || t instanceof DateType) {
-      return new Layout[] {Layout.INT};
+      return INT;
     } else if (t instanceof LongType || t instanceof TimestampType || t instanceof TimestampNTZType) {
-      return new Layout[] {Layout.LONG};
+      return LONG;
     } else if (t instanceof FloatType) {
-      return new Layout[] {Layout.FLOAT};
+      return FLOAT;
     } else if (t instanceof DoubleType) {
-      return new Layout[] {Layout.DOUBLE};
+      return DOUBLE;
     } else if (t instanceof DecimalType) {
-      return new Layout[] {Layout.DECIMAL128};
+      return DECIMAL128;
     } else if (t instanceof StringType || t instanceof BinaryType) {
       return VARIABLE;
     }
