@@ -21,13 +21,18 @@
 #     Spark's JmxSink on the executor, whose JMX agent listens on a free 127.0.0.1 port: the
 #     counters read through the sink must match the work done, printing
 #     "e2e-metrics: N passed, N failed".
+#   - tests/e2e_comet.py on the 4.1.x versions (Comet 1.2 is built for Spark 4.1), with the Comet
+#     jar resolved from Maven Central (scripts/lib/comet-env.sh) and Comet switched on as its docs
+#     say, on local[2]: every cached Comet scan and aggregate must equal the uncached query, our
+#     serializer must have written the cache and Comet's operators must read it, printing
+#     "e2e-comet: N passed, N failed".
 # Only spark.sql.cache.serializer is set (the one-setting set-up users get from the README).
 # The script exits non-zero if any run fails, and prints the wall time of each run.
 #
 #   tests/run_e2e.sh                          # build the jars if missing, run every version
 #   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
 #   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "loading", "faults",
-#                                             # "metrics")
+#                                             # "metrics", "comet")
 #   E2E_FAULT_VERSIONS="3.5.9 4.3.0" tests/run_e2e.sh   # fault suite on one version per jar only
 #   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite (default: smoke)
 #   TABLECACHE_JAR=/path/to/tablecache.jar PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh
@@ -35,9 +40,10 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
-SUITES="${E2E_SUITES:-cache loading faults metrics}"
+SUITES="${E2E_SUITES:-cache loading faults metrics comet}"
 FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$VERSIONS}"
 source "$ROOT/scripts/lib/pyspark-env.sh"
+source "$ROOT/scripts/lib/comet-env.sh"
 
 status=0
 timings=()
@@ -128,6 +134,25 @@ for version in $VERSIONS; do
         --conf "spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1 $jmx" \
         "$ROOT/tests/e2e_metrics.py" "$port"; then
       echo "run_e2e: FAILED for pyspark $version (metrics)" >&2
+      status=1
+    fi
+  fi
+  if [[ " $SUITES " == *" comet "* && "$version" == 4.1.* ]]; then
+    echo "run_e2e: pyspark $version, under Apache DataFusion Comet $COMET_VERSION"
+    comet="$(comet_jar)"
+    # One JVM: Comet's native memory comes from off-heap; executors of their own would need it
+    # each, and the suite's checks read the driver's plans and cache manager only.
+    if ! timed "pyspark $version comet $COMET_VERSION" "$venv/bin/spark-submit" "${common[@]}" \
+        --master 'local[2]' --jars "$jar,$comet" \
+        --conf spark.plugins=org.apache.spark.CometPlugin \
+        --conf spark.comet.enabled=true \
+        --conf spark.comet.exec.enabled=true \
+        --conf spark.shuffle.manager=org.apache.spark.sql.comet.execution.shuffle.CometShuffleManager \
+        --conf spark.memory.offHeap.enabled=true \
+        --conf spark.memory.offHeap.size=1g \
+        --conf spark.ui.showConsoleProgress=false \
+        "$ROOT/tests/e2e_comet.py"; then
+      echo "run_e2e: FAILED for pyspark $version (comet)" >&2
       status=1
     fi
   fi

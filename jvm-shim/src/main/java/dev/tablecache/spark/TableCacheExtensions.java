@@ -6,6 +6,8 @@ import java.util.WeakHashMap;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.SparkSessionExtensionsProvider;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.ColumnarRule;
 import scala.runtime.AbstractFunction1;
 import scala.runtime.BoxedUnit;
@@ -13,7 +15,8 @@ import scala.runtime.BoxedUnit;
 /**
  * tablecache's Spark session extension: it installs {@link ColumnarCacheReadRule}, which lets
  * whole-stage code generation read our cached column vectors directly instead of going through
- * Spark's row conversion.
+ * Spark's row conversion, and {@link CometReadDefaults}, which under Apache DataFusion Comet
+ * hands our caches to Comet's native operators.
  *
  * <p>It loads by itself: the jar registers it as a {@code SparkSessionExtensionsProvider} in
  * {@code META-INF/services}, which Spark (3.2+) reads with {@link java.util.ServiceLoader} when
@@ -38,6 +41,7 @@ public final class TableCacheExtensions extends AbstractFunction1<SparkSessionEx
   public BoxedUnit apply(SparkSessionExtensions extensions) {
     if (APPLIED.putIfAbsent(extensions, Boolean.TRUE) == null) {
       extensions.injectColumnar(new RuleBuilder());
+      extensions.injectOptimizerRule(new CometDefaultsBuilder());
     }
     return BoxedUnit.UNIT;
   }
@@ -47,6 +51,15 @@ public final class TableCacheExtensions extends AbstractFunction1<SparkSessionEx
     @Override
     public ColumnarRule apply(SparkSession session) {
       return new CacheReadColumnarRule();
+    }
+  }
+
+  /** Spark calls this once per session to build the session's Comet read defaults. */
+  private static final class CometDefaultsBuilder
+      extends AbstractFunction1<SparkSession, Rule<LogicalPlan>> {
+    @Override
+    public Rule<LogicalPlan> apply(SparkSession session) {
+      return new CometReadDefaults();
     }
   }
 

@@ -1,0 +1,230 @@
+"""End-to-end check of tablecache under Apache DataFusion Comet.
+
+Run by tests/run_e2e.sh through spark-submit on PySpark 4.1.x with the Comet jar resolved from
+Maven Central (scripts/lib/comet-env.sh) and Comet switched on the way its docs say (plugin,
+exec, Comet shuffle, off-heap memory), plus only spark.sql.cache.serializer for us. The tables
+are written to Parquet and read back, so the cache's input is Comet's own columnar batches
+(CometNativeScan over Comet's shaded Arrow). For every cached table and storage level, every
+query must return exactly what the uncached query returns; the suite also asserts that our
+serializer wrote each cache, that the cache's input was Comet's scan, and that Comet's native
+operators ran above the cache. Prints "e2e-comet: N passed, N failed" last.
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+import traceback
+
+from pyspark import StorageLevel
+from pyspark.sql import SparkSession
+
+OURS = "dev.tablecache.spark.NativeCachedBatchSerializer"
+
+# Every type Comet's Parquet scan produces, with nulls, NaN, -0.0, unicode and empty values.
+# ShortType is in a table of its own: by default Comet leaves a Parquet scan with a short column
+# to Spark (spark.comet.scan.unsignedSmallIntSafetyCheck), and that table checks the other route.
+FLAT_SQL = """
+SELECT
+  id,
+  CASE WHEN id % 7 = 0 THEN NULL ELSE id % 3 = 0 END AS b,
+  CAST(id % 256 - 128 AS TINYINT) AS by,
+  CASE WHEN id % 11 = 0 THEN NULL ELSE CAST(id - 1000 AS INT) END AS i,
+  id * 1000003 AS l,
+  CASE WHEN id % 40 = 1 THEN float('NaN') WHEN id % 40 = 2 THEN float('-0.0')
+       WHEN id % 13 = 0 THEN NULL ELSE CAST(id / 7.0 AS FLOAT) END AS f,
+  CASE WHEN id BETWEEN 1700 AND 1709 THEN double('NaN') WHEN id % 50 = 2 THEN double('-0.0')
+       WHEN id = 1601 THEN double('Infinity') WHEN id % 19 = 0 THEN NULL
+       ELSE id / 3.0 - 300 END AS d,
+  CASE WHEN id % 17 = 0 THEN NULL WHEN id % 17 = 1 THEN ''
+       WHEN id % 17 = 2 THEN 'ünïcødé ✓ 日本語 😀'
+       WHEN id % 17 = 3 THEN concat(repeat('z', 300), CAST(id AS STRING))
+       ELSE concat('k', lpad(CAST(id AS STRING), 5, '0')) END AS s,
+  CAST(id * 1.25 - 500 AS DECIMAL(10,2)) AS dec1,
+  CAST(id * 7 AS DECIMAL(18,4)) AS dec2,
+  CASE WHEN id % 23 = 0 THEN NULL ELSE CAST(id * 1000000007 AS DECIMAL(38,0)) END AS dec3,
+  date_add(DATE'1899-12-25', CAST(id * 13 AS INT)) AS dt,
+  timestamp_micros(id * 86400000001 - 2208988800000000) AS ts,
+  CAST(timestamp_micros(id * 3600000001) AS TIMESTAMP_NTZ) AS tsntz,
+  CASE WHEN id % 5 = 0 THEN NULL ELSE CAST(concat('b', CAST(id AS STRING)) AS BINARY) END AS bin,
+  CAST(NULL AS INT) AS allnull
+FROM range(0, 3000, 1, 6)
+WHERE (id < 1000 OR id >= 1500)
+"""
+
+NESTED_SQL = """
+SELECT
+  id,
+  CAST(id % 300 - 150 AS SMALLINT) AS sh,
+  CASE WHEN id % 9 = 0 THEN NULL ELSE array(CAST(id AS INT), NULL, CAST(id % 4 AS INT)) END AS arr,
+  CASE WHEN id % 10 = 0 THEN NULL ELSE map(concat('k', CAST(id % 3 AS STRING)), id) END AS m,
+  named_struct('a', CAST(id AS INT), 'b', CASE WHEN id % 4 = 0 THEN NULL ELSE CAST(id AS STRING) END,
+               'c', array(named_struct('x', id * 0.5D))) AS st
+FROM range(0, 2000, 1, 4)
+"""
+
+FLAT_QUERIES = [
+    "SELECT * FROM t",
+    "SELECT id FROM t",
+    "SELECT count(*) FROM t",
+    "SELECT id, s, dec1 FROM t",
+    "SELECT id, d FROM t WHERE d = double('NaN')",
+    "SELECT id, f FROM t WHERE f = float('NaN')",
+    "SELECT id, d FROM t WHERE d = -0.0",
+    "SELECT id FROM t WHERE i BETWEEN -100 AND 100",
+    "SELECT id FROM t WHERE i IS NULL",
+    "SELECT id, s FROM t WHERE s LIKE 'k001%' OR s = '' OR s = 'ünïcødé ✓ 日本語 😀'",
+    "SELECT id FROM t WHERE dec1 BETWEEN -10 AND 10 OR dec3 IS NULL",
+    "SELECT id FROM t WHERE dt < DATE'1900-06-01' OR ts > TIMESTAMP'1975-01-01 00:00:00'",
+    "SELECT id, tsntz FROM t WHERE tsntz < TIMESTAMP_NTZ'1970-01-20 00:00:00'",
+    "SELECT id, bin FROM t WHERE bin IS NULL AND id < 100",
+    "SELECT id FROM t WHERE allnull IS NOT NULL OR allnull = 3",
+    "SELECT b, by % 4, count(*), sum(l), max(d), min(f), max(s), sum(dec1), max(dec3), min(dt), "
+    "max(ts), max(bin) FROM t GROUP BY b, by % 4",
+    "SELECT max(id), max(b), max(by), max(i), max(l), max(f), max(d), max(s), max(dec1), max(dec2), "
+    "max(dec3), max(dt), max(ts), max(tsntz), max(bin) FROM t",
+    "SELECT a.id, b.s FROM t a JOIN t b ON a.id = b.id + 1 WHERE a.dec1 > 3000",
+]
+
+NESTED_QUERIES = [
+    "SELECT * FROM t",
+    "SELECT id, sh FROM t WHERE sh < -140",
+    "SELECT id, arr FROM t WHERE arr IS NULL OR arr[0] > 1990",
+    "SELECT id, m['k1'] FROM t WHERE id % 100 = 1",
+    "SELECT st.b, st.c FROM t WHERE st.a < 20",
+    "SELECT sh % 3, count(*), sum(id) FROM t GROUP BY sh % 3",
+]
+
+LEVELS = {
+    "MEMORY_AND_DISK": StorageLevel.MEMORY_AND_DISK,
+    "MEMORY_ONLY_SER": StorageLevel(False, True, False, False, 1),
+}
+
+
+def rows(df):
+    """The rows as sorted reprs: exact for NaN, -0.0, bytes and nested values."""
+    return sorted(repr(tuple(r)) for r in df.collect())
+
+
+def executed_plan(df):
+    return df._jdf.queryExecution().executedPlan().toString()
+
+
+def cached_relation(spark, df):
+    """The InMemoryRelation that caches df, or None."""
+    manager = spark._jsparkSession.sharedState().cacheManager()
+    found = manager.lookupCachedData(df._jdf)
+    return found.get().cachedRepresentation() if found.isDefined() else None
+
+
+def main():
+    spark = SparkSession.builder.appName("tablecache-e2e-comet").getOrCreate()
+    sc = spark.sparkContext
+    passed = 0
+    failed = 0
+
+    def check(name, ok, detail=""):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL {name} {detail}", flush=True)
+
+    check("serializer configured", spark.conf.get("spark.sql.cache.serializer") == OURS)
+    check("Comet plugin configured", "CometPlugin" in spark.conf.get("spark.plugins", ""))
+    print(f"spark {spark.version}, master {sc.master}, comet "
+          f"{sc._jvm.org.apache.comet.package.COMET_VERSION()}", flush=True)
+
+    work = tempfile.mkdtemp(prefix="tablecache-e2e-comet-")
+    try:
+        tables = {"flat": (FLAT_SQL, FLAT_QUERIES, "CometNativeScan"),
+                  "nested": (NESTED_SQL, NESTED_QUERIES, None)}
+        for name, (sql, queries, scan) in tables.items():
+            path = os.path.join(work, name)
+            spark.sql(sql).write.parquet(path)
+            table = spark.read.parquet(path)
+            table.createOrReplaceTempView("t")
+            expected = {q: rows(spark.sql(q)) for q in queries}
+            check(f"{name}: the uncached table has rows", len(expected[queries[0]]) > 1000)
+            for level_name, level in LEVELS.items():
+                label = f"{name} {level_name}"
+                try:
+                    table.persist(level)
+                    table.count()
+                    relation = cached_relation(spark, table)
+                    check(f"{label}: cached", relation is not None)
+                    writer = relation.cacheBuilder().serializer().getClass().getName()
+                    check(f"{label}: our serializer wrote the cache", writer == OURS, writer)
+                    cached_plan = relation.cachedPlan().toString()
+                    if scan:
+                        check(f"{label}: the cache's input is Comet's scan", scan in cached_plan,
+                              cached_plan)
+                    for q in queries:
+                        got = rows(spark.sql(q))
+                        check(f"{label}: {q}", got == expected[q],
+                              f"expected {len(expected[q])} rows, got {len(got)}")
+                    if scan:
+                        agg = spark.sql("SELECT b, count(*), sum(l), max(d) FROM t GROUP BY b")
+                        agg.collect()
+                        plan = executed_plan(agg)
+                        check(f"{label}: Comet's native operators read the cache",
+                              "CometSparkColumnarToColumnar" in plan
+                              and "CometHashAggregate" in plan, plan)
+                except Exception:  # a crash in one level must not hide the others
+                    traceback.print_exc()
+                    check(f"{label}: no error", False)
+                finally:
+                    table.unpersist(blocking=True)
+
+        # A cache of Comet's shuffle and aggregate (its input is a Comet exchange's output).
+        table = spark.read.parquet(os.path.join(work, "flat"))
+        agg = table.groupBy("b", "by").agg({"l": "sum", "d": "max", "s": "max", "dec1": "sum"})
+        want = rows(agg)
+        plan = executed_plan(agg)
+        check("aggregate: Comet runs the uncached aggregate",
+              "CometSortAggregate" in plan and "CometExchange" in plan, plan)
+        agg.cache()
+        check("aggregate: cache of a Comet aggregate", rows(agg) == want)
+        relation = cached_relation(spark, agg)
+        check("aggregate: our serializer wrote it",
+              relation is not None
+              and relation.cacheBuilder().serializer().getClass().getName() == OURS)
+        agg.createOrReplaceTempView("a")
+        q = "SELECT b, count(*), max(`max(s)`) FROM a GROUP BY b"
+        got = rows(spark.sql(q))
+        agg.unpersist(blocking=True)
+        check("aggregate: a query over the cached aggregate", got == rows(spark.sql(q)))
+
+        # An explicit setting wins: with Comet's conversion off, Spark's operators read the cache.
+        flat = spark.read.parquet(os.path.join(work, "flat"))
+        flat.cache().count()
+        flat.createOrReplaceTempView("t")
+        q = "SELECT b, count(*), sum(l), max(d) FROM t GROUP BY b"
+        spark.conf.set("spark.comet.convert.inMemoryCache.enabled", "false")
+        off = spark.sql(q)
+        off_rows = rows(off)
+        check("conversion off: Spark reads the cache",
+              "CometSparkColumnarToColumnar" not in executed_plan(off), executed_plan(off))
+        spark.conf.unset("spark.comet.convert.inMemoryCache.enabled")
+        on = spark.sql(q)
+        check("conversion off: same rows", off_rows == rows(on))
+        check("default again once unset", "CometSparkColumnarToColumnar" in executed_plan(on))
+        flat.unpersist(blocking=True)
+
+        # Empty partitions and an empty cache.
+        empty = spark.read.parquet(os.path.join(work, "flat")).where("id < 0")
+        empty.cache()
+        check("empty: count", empty.count() == 0)
+        check("empty: aggregate", rows(empty.groupBy("b").count()) == [])
+        empty.unpersist(blocking=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    print(f"e2e-comet: {passed} passed, {failed} failed", flush=True)
+    spark.stop()
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
