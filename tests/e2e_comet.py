@@ -110,6 +110,16 @@ def executed_plan(df):
     return df._jdf.queryExecution().executedPlan().toString()
 
 
+def write_counters(sc):
+    """(zero-copy frames, copied input batches) written in this JVM so far, read from
+    TableCachePlugin's metrics source (local mode: the driver is the executor)."""
+    sources = sc._jvm.org.apache.spark.SparkEnv.get().metricsSystem().getSourcesByName(
+        "plugin.dev.tablecache.spark.TableCachePlugin")
+    counters = sources.head().metricRegistry().getCounters()
+    return (counters.get("framesWritten.zeroCopy").getCount(),
+            counters.get("write.copiedInputBatches").getCount())
+
+
 def cached_relation(spark, df):
     """The InMemoryRelation that caches df, or None."""
     manager = spark._jsparkSession.sharedState().cacheManager()
@@ -150,8 +160,17 @@ def main():
             for level_name, level in LEVELS.items():
                 label = f"{name} {level_name}"
                 try:
+                    before = write_counters(sc)
                     table.persist(level)
                     table.count()
+                    after = write_counters(sc)
+                    zero_copy, copied = after[0] - before[0], after[1] - before[1]
+                    print(f"{label}: {zero_copy} zero-copy frames, {copied} copied input batches",
+                          flush=True)
+                    if scan:
+                        # Comet's scan batches are its shaded Arrow vectors: cached as they are.
+                        check(f"{label}: Comet's batches cached without a copy",
+                              zero_copy > 0 and copied == 0, (zero_copy, copied))
                     relation = cached_relation(spark, table)
                     check(f"{label}: cached", relation is not None)
                     writer = relation.cacheBuilder().serializer().getClass().getName()

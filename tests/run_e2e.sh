@@ -144,7 +144,7 @@ for version in $VERSIONS; do
     # each, and the suite's checks read the driver's plans and cache manager only.
     if ! timed "pyspark $version comet $COMET_VERSION" "$venv/bin/spark-submit" "${common[@]}" \
         --master 'local[2]' --jars "$jar,$comet" \
-        --conf spark.plugins=org.apache.spark.CometPlugin \
+        --conf spark.plugins=org.apache.spark.CometPlugin,dev.tablecache.spark.TableCachePlugin \
         --conf spark.comet.enabled=true \
         --conf spark.comet.exec.enabled=true \
         --conf spark.shuffle.manager=org.apache.spark.sql.comet.execution.shuffle.CometShuffleManager \

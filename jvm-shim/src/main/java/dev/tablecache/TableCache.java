@@ -60,20 +60,31 @@ public final class TableCache {
    *     a type the format does not carry, INVALID_ARGUMENT for a malformed batch
    */
   public static byte[] serialize(VectorSchemaRoot batch, WriteOptions options) {
+    try (BatchExporter.Exported e = BatchExporter.export(batch)) {
+      return serialize(e, options);
+    }
+  }
+
+  /**
+   * Serializes a batch already described by address ({@link BatchExporter}, or {@code
+   * RelocatedArrowExporter} for an engine's relocated Arrow vectors), whose buffers stay alive
+   * until this returns.
+   *
+   * @throws TableCacheException as {@link #serialize(VectorSchemaRoot, WriteOptions)}
+   */
+  public static byte[] serialize(BatchExporter.Exported batch, WriteOptions options) {
     WriteOptions o = options == null ? WriteOptions.defaults() : options;
     CacheFormat format = formatFor(o);
-    try (BatchExporter.Exported e = BatchExporter.export(batch)) {
-      return NativeCodec.serialize(
-          e.schema,
-          e.rowCount,
-          e.nodes,
-          e.buffers,
-          nativeFormat(format),
-          o.stats(),
-          o.codec().id(),
-          o.encoding().id(),
-          o.stringBoundLimit());
-    }
+    return NativeCodec.serialize(
+        batch.schema,
+        batch.rowCount,
+        batch.nodes,
+        batch.buffers,
+        nativeFormat(format),
+        o.stats(),
+        o.codec().id(),
+        o.encoding().id(),
+        o.stringBoundLimit());
   }
 
   /** The format number of the native write request (NativeCodec.serialize). */

@@ -40,8 +40,18 @@ public final class BatchExporter {
 
     @Override
     public void close() {
-      batch.close();
+      if (batch != null) {
+        batch.close();
+      }
     }
+  }
+
+  /**
+   * A batch described by address whose buffers the caller owns and keeps alive until the native
+   * call returns (RelocatedArrowExporter); closing it releases nothing.
+   */
+  static Exported borrowed(byte[] schema, int rowCount, long[] nodes, long[] buffers) {
+    return new Exported(schema, rowCount, nodes, buffers, null);
   }
 
   /**

@@ -1,5 +1,7 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.jni.BatchExporter;
+import dev.tablecache.jni.RelocatedArrowExporter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,9 +18,9 @@ import scala.collection.Iterator;
 
 /**
  * Columnar input. A batch whose columns are all {@link ArrowColumnVector}s of the cache's Arrow
- * shape and that holds at least {@code zeroCopyMinRows} rows is serialized straight from its
- * vectors (no copy). Every other batch (on-heap/off-heap vectors, foreign Arrow shapes, small
- * batches) is copied once into a reused Arrow writer, which coalesces consecutive small batches
+ * shape, or all an engine's vectors over its relocated Arrow Java (Comet's), and that holds at
+ * least {@code zeroCopyMinRows} rows is serialized straight from its vectors (no copy). Every
+ * other batch (on-heap/off-heap vectors, foreign Arrow shapes, small batches) is copied once into a reused Arrow writer, which coalesces consecutive small batches
  * into one cached batch of up to {@code batchRows} rows / {@code batchBytes} bytes: thousands of
  * tiny frames cost more than the data. Input order is preserved, and no input batch is retained
  * after the next one is requested (producers reuse their batches).
@@ -60,12 +62,17 @@ final class ColumnarToFrames extends AbstractIterator<CachedBatch> {
       if (n == 0) {
         continue;
       }
-      List<FieldVector> vectors = n >= settings.zeroCopyMinRows ? arrowVectors(batch) : null;
-      if (vectors != null) {
+      boolean large = n >= settings.zeroCopyMinRows;
+      List<FieldVector> vectors = large ? arrowVectors(batch) : null;
+      BatchExporter.Exported relocated = large && vectors == null ? relocated(batch) : null;
+      if (vectors != null || relocated != null) {
         if (writer.rows() > 0) {
           ready.add(writer.flush()); // keep input order
         }
-        ready.add(FrameWriter.serializeAsIs(vectors, n, settings));
+        ready.add(
+            vectors != null
+                ? FrameWriter.serializeAsIs(vectors, n, settings)
+                : FrameWriter.serializeBorrowed(relocated, settings));
       } else {
         copy(batch);
       }
@@ -87,6 +94,23 @@ final class ColumnarToFrames extends AbstractIterator<CachedBatch> {
         ready.add(writer.flush());
       }
     }
+  }
+
+  /**
+   * The batch described by address when every column is an engine's relocated Arrow vector of
+   * the cache's shape (Comet's CometVector over its shaded Arrow), else null.
+   */
+  private BatchExporter.Exported relocated(ColumnarBatch batch) {
+    int cols = batch.numCols();
+    List<Object> out = new ArrayList<>(cols);
+    for (int i = 0; i < cols; i++) {
+      Object v = RelocatedArrowExporter.relocatedVector(batch.column(i));
+      if (v == null) {
+        return null;
+      }
+      out.add(v);
+    }
+    return RelocatedArrowExporter.exportOrNull(arrowSchema, out, batch.numRows());
   }
 
   /** The batch's Arrow vectors when all of them can be serialized as they are, else null. */

@@ -4,6 +4,7 @@ import dev.tablecache.CacheFormat;
 import dev.tablecache.TableCache;
 import dev.tablecache.format.Header;
 import java.util.ArrayList;
+import dev.tablecache.jni.BatchExporter;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -108,6 +109,23 @@ final class FrameWriter implements RowBatchWriter {
         TableCacheMetrics.ARROW_INPUT_BYTES, inputBytes, frame, System.nanoTime() - began);
     TableCacheMetrics.ZERO_COPY_FRAMES.increment();
     return written(numRows, frame, s);
+  }
+
+  /**
+   * Serializes an engine's relocated Arrow vectors as they are (zero copy), described by {@code
+   * RelocatedArrowExporter}; the caller keeps them alive until this returns.
+   */
+  static NativeCachedBatch serializeBorrowed(BatchExporter.Exported batch, WriteSettings s) {
+    long inputBytes = 0;
+    for (int i = 1; i < batch.buffers.length; i += 2) {
+      inputBytes += batch.buffers[i];
+    }
+    long began = System.nanoTime();
+    byte[] frame = TableCache.serialize(batch, s.options());
+    TableCacheMetrics.encoded(
+        TableCacheMetrics.ARROW_INPUT_BYTES, inputBytes, frame, System.nanoTime() - began);
+    TableCacheMetrics.ZERO_COPY_FRAMES.increment();
+    return written(batch.rowCount, frame, s);
   }
 
   /** The Arrow buffer bytes of the first {@code rows} values of these vectors (metrics). */
