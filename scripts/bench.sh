@@ -4,7 +4,7 @@
 # zstd; `--modes formats` for legacy/V2/V3) on a real local Spark, on three tables (standard
 # 16 columns, wide 256 columns, string-heavy), each (table, mode) in its own Spark application,
 # interleaved, with Spark's floors measured in every session and subtracted in the report.
-# Writes raw.json, summary.md and chart.png to bench/results/ (or --out), plus the criterion
+# Writes raw.json, summary.md, chart.png and plans/ to bench/results/ (or --out), plus the criterion
 # numbers of the native codec. Takes a few hours at the default scale on 2 cores.
 #
 #   scripts/bench.sh                                 # all tables, 3 iterations

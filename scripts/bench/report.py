@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from modes import (BASELINE, COMET_BASELINE, COMET_HEADLINE, COMET_OWN, HEADLINE, HEADLINE_ZSTD,
                    MODES, is_comet)
-import plans as plans_mod
 import tables as tables_mod
 
 # Where Spark default's wall time above its floor is under this, the phase is "at Spark's
@@ -392,12 +391,9 @@ def comet_plan_lines(raw):
             if not runs:
                 continue
             last = runs[-1]
-            plans = last.get("plans") or {}
-            found = found or bool(plans)
-            cells = []
-            for phase, plan in plans.items():
-                ops = plans_mod.spark_operators(plan, cached=phase == "build")
-                cells.append(f"{phase}: {', '.join(ops) if ops else 'none'}")
+            operators = last.get("spark_operators") or {}
+            found = found or bool(operators)
+            cells = [f"{phase}: {', '.join(ops) if ops else 'none'}" for phase, ops in operators.items()]
             path = f"{last.get('read_path', '?')} ({last.get('floor_read_path', '?')})"
             lines.append(f"| {table} | {label(mode)} | {path} | {'; '.join(cells) or '—'} |")
     return lines if found else []
@@ -463,13 +459,18 @@ def summarize(raw, criterion_dir=None):
                     f"**{label(COMET_HEADLINE)}** (only `spark.sql.cache.serializer` set, besides "
                     f"Comet's settings) against **{label(COMET_OWN)}** and **{label(COMET_BASELINE)}**: "
                     f"a smaller cache, and no read phase slower (wall − floor; wall where the "
-                    f"reference's wall − floor is under {AT_FLOOR_S * 1000:.0f} ms).", ""] + goals + [""]
+                    f"reference's wall − floor is under {AT_FLOOR_S * 1000:.0f} ms).", ""]
+        if ctotal:
+            comet_md += goals + [""]
+        else:
+            comet_md += [f"This run lacks `{COMET_HEADLINE}`, or both `{COMET_OWN}` and "
+                         f"`{COMET_BASELINE}`: nothing to check.", ""]
         plan_md = comet_plan_lines(raw)
         if plan_md:
             comet_md += ["### Spark operators in the plans under Comet (fallbacks)", "",
                          "From each mode's last session: the executed plan of each query (`build`: "
-                         "the cached DataFrame's, with the plan it was built from); "
-                         "adaptive-execution wrappers and the cache scan are not counted.", ""] + plan_md + [""]
+                         "the plan the cache was built from); adaptive-execution wrappers and the "
+                         "cache scan are not counted. Every session's plans are in `plans/`.", ""] + plan_md + [""]
     md += target_md + sections + comet_md + comet_sections
     noisy = [t for t in raw_tables(raw) if med.get(t) and any(
         spread(raw, t, m, p) is not None for m in med[t] for p, _ in phase_list(raw, t))]

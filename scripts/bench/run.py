@@ -3,8 +3,10 @@
 Every (iteration, table, mode) runs in its own Spark application (scripts/bench/session.py), so
 one cache is alive at a time and no JIT or heap state leaks between modes; the mode order rotates
 every iteration so machine drift hits all modes alike. Each session also measures Spark's floors
-(scripts/bench/session.py), which the report subtracts. Writes raw.json, summary.md and chart.png
-into --out. Usage: see scripts/bench.sh and scripts/demo.sh.
+(scripts/bench/session.py), which the report subtracts. Writes raw.json, summary.md, chart.png and
+plans/ into --out. Modes under Comet (and all modes with --source parquet) cache a Parquet read of
+each table, written once per table, row count and partition count under --parquet-dir and reused.
+Usage: see scripts/bench.sh and scripts/demo.sh.
 """
 
 import argparse
@@ -139,7 +141,7 @@ def run_session(args, table, mode, iteration):
         "--partitions", str(args.partitions), "--reps", str(args.reps),
         "--build-floor-reps", str(args.build_floor_reps), "--iteration", str(iteration),
         "--cores", str(args.cores), "--driver-memory", args.driver_memory, "--jar", args.jar,
-        "--source", source_of(args, mode),
+        "--source", source_of(args, mode), "--plans-dir", os.path.join(args.out, "plans"),
     ]
     if source_of(args, mode) == "parquet":
         cmd += ["--parquet", parquet_path(args, table)]

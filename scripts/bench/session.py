@@ -11,8 +11,11 @@ read of the same rows written once to Parquet (`--source parquet --parquet DIR`,
 `--write-parquet DIR`; under Comet a CometNativeScan, so the cache's input is Comet's batches).
 The 8-row cache of the read floors comes from the same source (DIR-tiny for Parquet: the 8 rows
 as generated, one file per non-empty partition, and empty files up to the partition count), so
-its plans read the cache the same way. Every floor and query runs several times; the report drops the
-first run of each (JIT warm-up), so every mode gets the same warm-up.
+its plans read the cache the same way.
+
+Every floor and query runs several times; the report drops the first run of each (JIT warm-up),
+so every mode gets the same warm-up. With --plans-dir, the executed plans of the last run of
+every query go to a text file there.
 
 Run by scripts/bench/run.py with the Python of a PySpark virtualenv; never run two at once (one
 cache alive at a time is part of the method).
@@ -31,7 +34,7 @@ import time
 from pyspark.sql import SparkSession
 
 from modes import MODES, is_comet
-from plans import read_path as read_path_of
+from plans import read_path as read_path_of, spark_operators
 from tables import TABLES, TINY_ROWS, queries
 
 SERIALIZER_KEY = "spark.sql.cache.serializer"
@@ -177,6 +180,16 @@ def executed_plan(df):
     return df._jdf.queryExecution().executedPlan().toString()
 
 
+def write_plans(args, plans, floor_plans):
+    """The executed plans of the last run of every query (and the cached DataFrame's) as text."""
+    os.makedirs(args.plans_dir, exist_ok=True)
+    path = os.path.join(args.plans_dir, f"{args.table}-{args.mode}-{args.iteration}.txt")
+    with open(path, "w") as f:
+        for name, plan in list(plans.items()) + [(f"{n} on the 8-row cache", p)
+                                                  for n, p in floor_plans.items()]:
+            f.write(f"== {name} ==\n{plan}\n\n")
+
+
 def write_parquet(args):
     """Writes the table's rows (the same DataFrame as --source generated) to Parquet at
     args.write_parquet and its 8 rows to args.write_parquet + "-tiny", one file per partition,
@@ -277,6 +290,8 @@ def run_session(args, event_log_dir):
         log(args, f"warning: the cache is read {read_path}, the 8-row cache {floor_read_path}")
     cached.unpersist(blocking=True)
     spark.stop()
+    if args.plans_dir:
+        write_plans(args, plans, floor_plans)
 
     cpu = task_cpu_seconds(event_log_dir)
 
@@ -309,8 +324,10 @@ def run_session(args, event_log_dir):
         "floor_cpu": cpu_of("floor:", floors),
         "digests": digests,
         "floor_digests": floor_digests,
-        # Executed plans of the last run of each query (and the cached DataFrame's, "build").
-        "plans": plans,
+        # Under Comet, per phase the Spark operators left in the executed plan of its last run
+        # (Comet's fallbacks; "build": in the plan the cache was built from).
+        "spark_operators": {name: spark_operators(plan, cached=name == "build")
+                            for name, plan in plans.items()} if comet else {},
     }
 
 
@@ -336,6 +353,7 @@ def main():
                         help="cache the generated DataFrame or a read of --parquet")
     parser.add_argument("--parquet", help="the table's Parquet directory (--source parquet)")
     parser.add_argument("--comet-jar", default="", help="the Comet jar (Comet modes)")
+    parser.add_argument("--plans-dir", help="write the session's executed plans into this directory")
     parser.add_argument("--write-parquet", metavar="DIR",
                         help="only write the table to Parquet at DIR and exit")
     args = parser.parse_args()
