@@ -1,13 +1,30 @@
 """The serializer modes the benchmark compares, keyed by name, in display order.
 
 `--modes all` runs every mode without a "group"; `--modes formats` runs the frame-format
-comparison (legacy, V2 ± stats, V3 ± stats, plain bodies); any mode can be named explicitly.
+comparison (legacy, V2 ± stats, V3 ± stats, plain bodies); `--modes comet` runs the modes under
+Apache DataFusion Comet (`"engine": "comet"`: Spark 4.1.x only, the Comet jar on spark.jars, the
+cache built from a Parquet read); any mode can be named explicitly.
 """
 
 DEFAULT = "org.apache.spark.sql.execution.columnar.DefaultCachedBatchSerializer"
 ARROW = "org.apache.spark.sql.execution.columnar.ArrowCachedBatchSerializer"
 OURS = "dev.tablecache.spark.NativeCachedBatchSerializer"
 EXTENSIONS = "dev.tablecache.spark.TableCacheExtensions"
+
+# What every Comet mode sets: the plugin, native execution and shuffle, and the off-heap memory
+# Comet's native side allocates from. The modes differ only in the cache serializer.
+COMET_CONF = {
+    "spark.plugins": "org.apache.spark.CometPlugin",
+    "spark.comet.enabled": "true",
+    "spark.comet.exec.enabled": "true",
+    "spark.shuffle.manager": "org.apache.spark.sql.comet.execution.shuffle.CometShuffleManager",
+    "spark.memory.offHeap.enabled": "true",
+    "spark.memory.offHeap.size": "2g",
+}
+
+
+def _comet(label, **conf):
+    return {"label": label, "group": "comet", "engine": "comet", "conf": {**COMET_CONF, **conf}}
 
 
 def _ours(label, fmt, stats, codec, group="formats", **extra_conf):
@@ -80,9 +97,25 @@ MODES = {
                                      **{"spark.tablecache.columnarRead": "false"}),
     "tc-v3-stats-lz4-plain": _ours("ours V3+stats lz4, plain", "v3", True, "lz4", group="ab",
                                    **{"spark.tablecache.encoding": "plain"}),
+    # Under Comet (--modes comet; Spark 4.1.x): Spark's default cache, Comet's own cache (Comet
+    # then sets its ArrowCachedBatchSerializer itself) and ours with only the serializer set.
+    "comet-spark-default": _comet("Comet + Spark default cache",
+                                  **{"spark.sql.cache.serializer": DEFAULT}),
+    "comet-own": _comet("Comet's own cache", **{"spark.comet.exec.inMemoryCache.enabled": "true"}),
+    "comet-tc": _comet("Comet + ours", **{"spark.sql.cache.serializer": OURS}),
 }
 
 # The mode the targets are stated for, and the reference every ratio divides by.
 HEADLINE = "tc"
 HEADLINE_ZSTD = "tc-zstd"
 BASELINE = "spark-default"
+
+# The Comet modes' references: every Comet ratio is to both (the goal: ours smaller than
+# Comet's cache and no slower on any read phase).
+COMET_BASELINE = "comet-spark-default"
+COMET_OWN = "comet-own"
+COMET_HEADLINE = "comet-tc"
+
+
+def is_comet(mode):
+    return MODES.get(mode, {}).get("engine") == "comet"

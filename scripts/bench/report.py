@@ -1,5 +1,9 @@
 """Turns a benchmark's raw.json into the markdown summary (three views per phase: wall time, wall
-time above Spark's floor, executor CPU; ratios to Spark default; the targets) and a chart."""
+time above Spark's floor, executor CPU; ratios to Spark default; the targets) and a chart.
+
+Modes under Comet get their own table per benchmark table, with ratios to Comet + Spark's
+default cache and to Comet's own cache, their goals (ours smaller than Comet's cache and no
+slower on any read phase) and the Spark operators left in their plans (Comet's fallbacks)."""
 
 import glob
 import json
@@ -7,7 +11,8 @@ import os
 import statistics
 from dataclasses import dataclass, field
 
-from modes import BASELINE, HEADLINE, HEADLINE_ZSTD, MODES
+from modes import (BASELINE, COMET_BASELINE, COMET_HEADLINE, COMET_OWN, HEADLINE, HEADLINE_ZSTD,
+                   MODES, is_comet)
 import tables as tables_mod
 
 # Where Spark default's wall time above its floor is under this, the phase is "at Spark's
@@ -124,12 +129,21 @@ def fmt_seconds(s):
     return f"{s * 1000:.0f} ms" if abs(s) < 1 else f"{s:.2f} s"
 
 
-def fmt_with_ratio(value, base):
-    """Seconds and the ratio to `base`; no ratio when either is not above zero (a wall − floor
-    within the floor's noise)."""
-    cell = fmt_seconds(value)
+def fmt_ratio(value, base):
+    """value / base, or "—" when either is not above zero (a wall − floor within the floor's
+    noise)."""
     if value is not None and base is not None and base > 0.005 and value >= 0:
-        cell += f" ({value / base:.2f})"
+        return f"{value / base:.2f}"
+    return "—"
+
+
+def fmt_with_ratio(value, *bases):
+    """Seconds and the ratio to each of `bases` ("1.20 s (0.80 / 1.10)"); no ratios when none
+    can be given."""
+    cell = fmt_seconds(value)
+    ratios = [fmt_ratio(value, base) for base in bases]
+    if any(r != "—" for r in ratios):
+        cell += f" ({' / '.join(ratios)})"
     return cell
 
 
@@ -137,9 +151,9 @@ def label(mode):
     return MODES[mode]["label"] if mode in MODES else mode
 
 
-def at_floor(med_table, phase):
-    """Spark default's wall time above its floor is under AT_FLOOR_S (None: no floor measured)."""
-    base = med_table.get(BASELINE)
+def at_floor(med_table, phase, base_mode=BASELINE):
+    """The base mode's wall time above its floor is under AT_FLOOR_S (None: no floor measured)."""
+    base = med_table.get(base_mode)
     above = base and base.get(("above", phase))
     if above is None:
         return None
@@ -168,6 +182,14 @@ def machine_lines(raw):
         describe = tables_mod.TABLES.get(table, {}).get("describe", "")
         lines.append(f"- Table `{table}`: {rows:,} rows x {cols} columns ({describe}), "
                      f"{c['partitions']} partitions, cached with `cache()` (MEMORY_AND_DISK, deserialized)")
+    sources = c.get("sources") or {}
+    parquet = [m for m in raw["modes"] if sources.get(m) == "parquet"]
+    if parquet:
+        lines.append(f"- Cached from a Parquet read of each table (written once, one file per "
+                     f"partition; the 8-row caches likewise): {', '.join(parquet)}; the other "
+                     f"modes cache the generated DataFrame")
+    if c.get("comet_jar"):
+        lines.append(f"- Comet: `{c['comet_jar']}` on spark.jars of the Comet modes")
     lines.append(
         f"- Method: each (table, mode) in a fresh Spark application, one cache alive at a time, "
         f"{c['iterations']} iterations with the mode order rotated; in every session first the "
@@ -193,19 +215,31 @@ VIEWS_TEXT = [
 ]
 
 
-def table_section(raw, med, table):
+def table_section(raw, med, table, comet=False):
+    """The table's section for the modes without Comet (ratios to Spark default) or, `comet`,
+    for the modes under Comet (ratios to Comet + Spark default and to Comet's own cache)."""
     rows, cols = table_shape(raw, table)
-    mt = med[table]
-    base = mt.get(BASELINE, {})
-    md = [f"## Table `{table}`: {rows:,} rows x {cols} columns", ""]
+    mt = {m: row for m, row in med[table].items() if is_comet(m) == comet}
+    if not mt:
+        return []
+    base_modes = (COMET_BASELINE, COMET_OWN) if comet else (BASELINE,)
+    bases = [mt.get(b, {}) for b in base_modes]
+    base = bases[0]
+    if comet:
+        md = [f"## Table `{table}` under Comet: {rows:,} rows x {cols} columns", "",
+              "Ratios in brackets: to " + " / to ".join(label(b) for b in base_modes)
+              + ". Every mode here caches a Parquet read of the table (a Comet scan).", ""]
+    else:
+        md = [f"## Table `{table}`: {rows:,} rows x {cols} columns", ""]
     if mt:
         md += ["| | " + " | ".join(label(m) for m in mt) + " |", "|---|" + "---|" * len(mt)]
         fp = []
         for mode, row in mt.items():
-            cell = f"{row['footprint'] / 2**20:.1f} MiB"
-            if base.get("footprint"):
-                cell += f" ({row['footprint'] / base['footprint']:.2f})"
-            fp.append(cell)
+            fp.append(f"{row['footprint'] / 2**20:.1f} MiB")
+            ratios = [f"{row['footprint'] / b['footprint']:.2f}" if b.get("footprint") else "—"
+                      for b in bases]
+            if any(r != "—" for r in ratios):
+                fp[-1] += f" ({' / '.join(ratios)})"
         md += ["| cache footprint | " + " | ".join(fp) + " |"]
         paths = [sorted({r.get("read_path", "?") for r in results_of(raw, table, m)}) for m in mt]
         if any(p != ["?"] for p in paths):
@@ -219,42 +253,42 @@ def table_section(raw, med, table):
         md += [""]
     md += ["| phase, mode | wall | floor | wall − floor | executor CPU |", "|---|---|---|---|---|"]
     for phase, name in phase_list(raw, table):
-        flag = at_floor(mt, phase)
+        flag = at_floor(mt, phase, base_modes[0])
         above = base.get(("above", phase))
         note = ""
         if above is not None:
-            note = f" — Spark default's wall − floor: {fmt_seconds(above)}"
+            note = f" — {label(base_modes[0])}'s wall − floor: {fmt_seconds(above)}"
             if flag:
                 note += " → **at Spark's floor** (target: wall no slower than default)"
         md.append(f"| **{name}**{note} | | | | |")
         for mode, row in mt.items():
             md.append("| " + " | ".join([
                 label(mode),
-                fmt_with_ratio(row[phase], base.get(phase)),
+                fmt_with_ratio(row[phase], *(b.get(phase) for b in bases)),
                 fmt_seconds(row[("floor", phase)]),
-                fmt_with_ratio(row[("above", phase)], above),
-                fmt_with_ratio(row[("cpu", phase)], base.get(("cpu", phase))),
+                fmt_with_ratio(row[("above", phase)], *(b.get(("above", phase)) for b in bases)),
+                fmt_with_ratio(row[("cpu", phase)], *(b.get(("cpu", phase)) for b in bases)),
             ]) + " |")
     return md + [""]
 
 
-def ratio(med_table, mode, key):
-    base = med_table.get(BASELINE, {}).get(key)
+def ratio(med_table, mode, key, base_mode=BASELINE):
+    base = med_table.get(base_mode, {}).get(key)
     value = med_table.get(mode, {}).get(key)
     if value is None or not base or base <= 0:
         return None
     return value / base
 
 
-def phase_target(mt, phase, target):
-    """(what is compared, ratio, met) for ours vs Spark default on a phase: wall − floor at most
-    `target`, or, at Spark's floor, wall no slower than default."""
-    if at_floor(mt, phase):
-        r = ratio(mt, HEADLINE, phase)
-        return "wall (at Spark's floor)", 1.0, r
-    if at_floor(mt, phase) is None:  # no floor measured (old raw.json)
-        return "wall", target, ratio(mt, HEADLINE, phase)
-    return "wall − floor", target, ratio(mt, HEADLINE, ("above", phase))
+def phase_target(mt, phase, target, mode=HEADLINE, base_mode=BASELINE):
+    """(what is compared, limit, ratio) for `mode` vs `base_mode` on a phase: wall − floor at
+    most `target`, or, at the base's floor, wall no slower than the base."""
+    flag = at_floor(mt, phase, base_mode)
+    if flag:
+        return "wall (at Spark's floor)", 1.0, ratio(mt, mode, phase, base_mode)
+    if flag is None:  # no floor measured (old raw.json)
+        return "wall", target, ratio(mt, mode, phase, base_mode)
+    return "wall − floor", target, ratio(mt, mode, ("above", phase), base_mode)
 
 
 def fmt_target_ratio(r):
@@ -313,6 +347,58 @@ def targets_table(raw, med):
     return lines, met_count, total
 
 
+def comet_goals_table(raw, med):
+    """Ours under Comet against Comet's own cache and against Spark's default cache under
+    Comet: footprint smaller, and no read phase slower (wall − floor, or wall where the
+    reference is at Spark's floor)."""
+    lines = ["| table | measure | compared | target | ratio | met |", "|---|---|---|---|---|---|"]
+    met_count = total = 0
+    for table in raw_tables(raw):
+        mt = med.get(table, {})
+        if COMET_HEADLINE not in mt:
+            continue
+        for base_mode in (COMET_OWN, COMET_BASELINE):
+            if base_mode not in mt:
+                continue
+            who = f"{label(COMET_HEADLINE)} / {label(base_mode)}"
+            r = ratio(mt, COMET_HEADLINE, "footprint", base_mode)
+            checks = [("footprint", "cache footprint", "< 1.0", r, None if r is None else r < 1.0)]
+            for phase, name in phase_list(raw, table):
+                if phase == "build":
+                    continue
+                compared, _, r = phase_target(mt, phase, 1.0, COMET_HEADLINE, base_mode)
+                checks.append((f"{name}: no slower", compared, "<= 1.0", r,
+                               None if r is None else r <= 1.0))
+            for measure, compared, target, r, met in checks:
+                shown = "—" if r is None else fmt_target_ratio(r)
+                lines.append(f"| {table} | {measure} | {compared}, {who} | {target} | {shown} | "
+                             f"{'—' if met is None else ('yes' if met else 'NO')} |")
+                if met is not None:
+                    met_count += met
+                    total += 1
+    return lines, met_count, total
+
+
+def comet_plan_lines(raw):
+    """Per table and Comet mode: the read path and, per phase, the Spark operators left in the
+    executed plan (Comet's fallbacks), from each mode's last session."""
+    lines = ["| table | mode | read path (8-row cache) | phase: Spark operators in the plan |",
+             "|---|---|---|---|"]
+    found = False
+    for table in raw_tables(raw):
+        for mode in raw["modes"]:
+            runs = [r for r in results_of(raw, table, mode) if is_comet(mode)]
+            if not runs:
+                continue
+            last = runs[-1]
+            operators = last.get("spark_operators") or {}
+            found = found or bool(operators)
+            cells = [f"{phase}: {', '.join(ops) if ops else 'none'}" for phase, ops in operators.items()]
+            path = f"{last.get('read_path', '?')} ({last.get('floor_read_path', '?')})"
+            lines.append(f"| {table} | {label(mode)} | {path} | {'; '.join(cells) or '—'} |")
+    return lines if found else []
+
+
 def noise_lines(raw, med, table):
     phases = phase_list(raw, table)
     lines = [f"`{table}`:", "", "| mode | " + " | ".join(name for _, name in phases) + " |",
@@ -349,16 +435,43 @@ def summarize(raw, criterion_dir=None):
                 f"Targets are ours / Spark default in wall time above the floor, except the build "
                 f"(ours against its own uncached compute); the `standard` targets are stated for "
                 f"20,000,000 rows.")
-    md = [f"# {raw['title']}", ""] + machine_lines(raw) + [""] + VIEWS_TEXT + [""]
-    sections = []
+    views = list(VIEWS_TEXT)
+    if any(is_comet(m) for m in raw["modes"]):
+        views += ["", f"Under Comet the brackets hold two ratios: to {label(COMET_BASELINE)} and to "
+                      f"{label(COMET_OWN)}; in their tables \"at Spark's floor\" is judged on "
+                      f"{label(COMET_BASELINE)}, in the Comet goals on each row's reference."]
+    md = [f"# {raw['title']}", ""] + machine_lines(raw) + [""] + views + [""]
+    sections, comet_sections = [], []
     for table in raw_tables(raw):
         if med.get(table):
             sections += table_section(raw, med, table)
+            comet_sections += table_section(raw, med, table, comet=True)
     if not any(HEADLINE in mt and BASELINE in mt for mt in med.values()):
         headline += (f" This run lacks `{HEADLINE}` or `{BASELINE}`: only the footprint "
                      f"and format targets can be checked.")
-    target_md = [f"## Targets ({met} of {total} met)", "", headline, ""] + targets + [""]
-    md += target_md + sections
+    spark_modes = any(not is_comet(m) for m in raw["modes"])
+    target_md = ([f"## Targets ({met} of {total} met)", "", headline, ""] + targets + [""]
+                 if spark_modes else [])
+    comet_md = []
+    if comet_sections:
+        goals, cmet, ctotal = comet_goals_table(raw, med)
+        comet_md = [f"## Comet goals ({cmet} of {ctotal} met)", "",
+                    f"**{label(COMET_HEADLINE)}** (only `spark.sql.cache.serializer` set, besides "
+                    f"Comet's settings) against **{label(COMET_OWN)}** and **{label(COMET_BASELINE)}**: "
+                    f"a smaller cache, and no read phase slower (wall − floor; wall where the "
+                    f"reference's wall − floor is under {AT_FLOOR_S * 1000:.0f} ms).", ""]
+        if ctotal:
+            comet_md += goals + [""]
+        else:
+            comet_md += [f"This run lacks `{COMET_HEADLINE}`, or both `{COMET_OWN}` and "
+                         f"`{COMET_BASELINE}`: nothing to check.", ""]
+        plan_md = comet_plan_lines(raw)
+        if plan_md:
+            comet_md += ["### Spark operators in the plans under Comet (fallbacks)", "",
+                         "From each mode's last session: the executed plan of each query (`build`: "
+                         "the plan the cache was built from); adaptive-execution wrappers and the "
+                         "cache scan are not counted. Every session's plans are in `plans/`.", ""] + plan_md + [""]
+    md += target_md + sections + comet_md + comet_sections
     noisy = [t for t in raw_tables(raw) if med.get(t) and any(
         spread(raw, t, m, p) is not None for m in med[t] for p, _ in phase_list(raw, t))]
     if noisy:
@@ -375,7 +488,7 @@ def summarize(raw, criterion_dir=None):
         if crit:
             md += ["", "## Native codec (criterion, `cargo bench --bench codec`, 10,000 rows x 16 columns)", ""] + crit
     markdown = "\n".join(md) + "\n"
-    console = "\n".join(sections + target_md)
+    console = "\n".join(sections + target_md + comet_sections + comet_md)
     return Summary(markdown, console, mismatches)
 
 
@@ -395,8 +508,9 @@ def chart(raw, path):
         mt = med[table]
         modes = list(mt)
         labels = [label(m) for m in modes]
-        colors = ["#7f7f7f" if m == BASELINE else "#1f77b4" if m.startswith("spark-arrow")
-                  else "#d62728" if m == HEADLINE else "#ff9896" for m in modes]
+        colors = ["#7f7f7f" if m in (BASELINE, COMET_BASELINE)
+                  else "#1f77b4" if m.startswith("spark-arrow") or m == COMET_OWN
+                  else "#d62728" if m in (HEADLINE, COMET_HEADLINE) else "#ff9896" for m in modes]
         rows, cols = table_shape(raw, table)
         panels = [("footprint", f"{table}: footprint (MiB)")] + [
             (p, f"{table}: {name} (s)") for p, name in phase_list(raw, table)]

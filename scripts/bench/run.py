@@ -3,11 +3,14 @@
 Every (iteration, table, mode) runs in its own Spark application (scripts/bench/session.py), so
 one cache is alive at a time and no JIT or heap state leaks between modes; the mode order rotates
 every iteration so machine drift hits all modes alike. Each session also measures Spark's floors
-(scripts/bench/session.py), which the report subtracts. Writes raw.json, summary.md and chart.png
-into --out. Usage: see scripts/bench.sh and scripts/demo.sh.
+(scripts/bench/session.py), which the report subtracts. Writes raw.json, summary.md, chart.png and
+plans/ into --out. Modes under Comet (and all modes with --source parquet) cache a Parquet read of
+each table, written once per table, row count and partition count under --parquet-dir and reused.
+Usage: see scripts/bench.sh and scripts/demo.sh.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -15,7 +18,7 @@ import subprocess
 import sys
 import time
 
-from modes import MODES
+from modes import MODES, is_comet
 from tables import TABLES, select_tables
 import report
 
@@ -38,7 +41,8 @@ def select_modes(requested, spark_version):
     """The requested modes in display order, without Arrow modes on a Spark that lacks them.
 
     `requested` is a comma-separated list of mode names and groups: "all" (every mode without a
-    group) or a group name ("formats", "ab")."""
+    group) or a group name ("formats", "ab", "comet"). Comet modes are refused unless Spark is
+    4.1.x (the Spark line of the Comet jar)."""
     items = requested.split(",")
     groups = {MODES[m].get("group", "all") for m in MODES}
     names = [m for m in MODES if m in items or MODES[m].get("group", "all") in items]
@@ -52,6 +56,10 @@ def select_modes(requested, spark_version):
             print(f"bench: Spark {spark_version} has no ArrowCachedBatchSerializer; skipping "
                   + ", ".join(skipped), file=sys.stderr)
         names = [m for m in names if not MODES[m].get("needs_arrow")]
+    comet = [m for m in names if is_comet(m)]
+    if comet and version_tuple(spark_version) != (4, 1):
+        raise SystemExit(f"bench: {', '.join(comet)} run under Comet, which needs Spark 4.1.x; this "
+                         f"is Spark {spark_version} (run with PYSPARK_VERSION=4.1.3)")
     return names
 
 
@@ -86,6 +94,46 @@ def table_rows(args, table):
     return {"standard": args.rows, "wide": args.wide_rows, "strings": args.strings_rows}[table]
 
 
+def source_of(args, mode):
+    """The cached DataFrame's source for a mode: Comet modes always read Parquet."""
+    return "parquet" if is_comet(mode) else args.source
+
+
+def parquet_path(args, table):
+    """Where a table's Parquet copy lives: one per table, row count, partitions and column
+    definitions, reused by every mode, iteration and later run."""
+    spec = hashlib.sha256("\n".join(TABLES[table]["columns"]).encode()).hexdigest()[:8]
+    rows = table_rows(args, table)
+    return os.path.join(os.path.abspath(args.parquet_dir),
+                        f"{table}-{rows}rows-{args.partitions}parts-{spec}")
+
+
+def ensure_parquet(args, table):
+    """Writes the table (and its 8-row copy for the read floors, PATH-tiny) to Parquet once
+    (plain Spark, in its own application); a directory with Spark's _SUCCESS marker is reused."""
+    path = parquet_path(args, table)
+    if all(os.path.exists(os.path.join(p, "_SUCCESS")) for p in (path, path + "-tiny")):
+        print(f"bench: reusing {path}", file=sys.stderr, flush=True)
+        return path
+    print(f"bench: writing {table} to {path}", file=sys.stderr, flush=True)
+    cmd = [
+        args.python, os.path.join(HERE, "session.py"), "--write-parquet", path,
+        "--table", table, "--rows", str(table_rows(args, table)),
+        "--partitions", str(args.partitions), "--cores", str(args.cores),
+        "--driver-memory", args.driver_memory,
+    ]
+    env = dict(os.environ, PYTHONPATH=HERE)
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, env=env, timeout=args.timeout)
+    if proc.returncode != 0 or not all(os.path.exists(os.path.join(p, "_SUCCESS"))
+                                       for p in (path, path + "-tiny")):
+        raise SystemExit(f"bench: writing {table} to Parquet failed (exit {proc.returncode})")
+    for where in (path, path + "-tiny"):
+        files = [f for f in os.listdir(where) if f.endswith(".parquet")]
+        if len(files) != args.partitions:
+            raise SystemExit(f"bench: {where} has {len(files)} Parquet files, not {args.partitions}")
+    return path
+
+
 def run_session(args, table, mode, iteration):
     cmd = [
         args.python, os.path.join(HERE, "session.py"),
@@ -93,7 +141,12 @@ def run_session(args, table, mode, iteration):
         "--partitions", str(args.partitions), "--reps", str(args.reps),
         "--build-floor-reps", str(args.build_floor_reps), "--iteration", str(iteration),
         "--cores", str(args.cores), "--driver-memory", args.driver_memory, "--jar", args.jar,
+        "--source", source_of(args, mode), "--plans-dir", os.path.join(args.out, "plans"),
     ]
+    if source_of(args, mode) == "parquet":
+        cmd += ["--parquet", parquet_path(args, table)]
+    if is_comet(mode):
+        cmd += ["--comet-jar", args.comet_jar]
     if args.jfr:
         os.makedirs(args.jfr, exist_ok=True)
         cmd += ["--jfr", args.jfr]
@@ -107,7 +160,11 @@ def run_session(args, table, mode, iteration):
 
 def raw_document(args, info, tables, modes, results, complete):
     config = {k: getattr(args, k) for k in ("rows", "partitions", "iterations", "reps",
-                                            "build_floor_reps", "cores", "driver_memory")}
+                                            "build_floor_reps", "cores", "driver_memory",
+                                            "source")}
+    config["sources"] = {m: source_of(args, m) for m in modes}
+    if any(is_comet(m) for m in modes):
+        config["comet_jar"] = os.path.basename(args.comet_jar)
     config["tables"] = {t: {"rows": table_rows(args, t), "columns": len(TABLES[t]["columns"])}
                         for t in tables}
     return {
@@ -145,7 +202,15 @@ def main():
     parser.add_argument("--build-floor-reps", type=int, default=2,
                         help="runs of the uncached compute per session (the first is warm-up)")
     parser.add_argument("--modes", default="all",
-                        help="comma-separated mode names or groups: all, formats, ab")
+                        help="comma-separated mode names or groups: all, formats, ab, comet")
+    parser.add_argument("--source", choices=["generated", "parquet"], default="generated",
+                        help="what is cached: the table's Spark SQL over spark.range (generated) "
+                             "or a read of it written once to Parquet (parquet; Comet modes "
+                             "always read Parquet)")
+    parser.add_argument("--parquet-dir",
+                        help="where the tables' Parquet copies are written once and reused "
+                             "(default: OUT/parquet)")
+    parser.add_argument("--comet-jar", default="", help="the Comet jar (Comet modes)")
     parser.add_argument("--cores", type=int, default=2, help="local[N]")
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds per session")
@@ -163,6 +228,9 @@ def main():
     modes = select_modes(args.modes, spark_version)
     if not modes:
         raise SystemExit(f"bench: no mode left to run on Spark {spark_version}")
+    if any(is_comet(m) for m in modes) and not args.comet_jar:
+        raise SystemExit("bench: Comet modes need --comet-jar (scripts/bench.sh passes it)")
+    args.parquet_dir = args.parquet_dir or os.path.join(args.out, "parquet")
     info = machine(args.python, spark_version)
     os.makedirs(args.out, exist_ok=True)
     total = args.iterations * len(modes) * len(tables)
@@ -171,6 +239,9 @@ def main():
           f"partitions, {len(modes)} modes x {args.iterations} iterations ({total} sessions)",
           file=sys.stderr, flush=True)
 
+    if any(source_of(args, m) == "parquet" for m in modes):
+        for table in tables:
+            ensure_parquet(args, table)
     results = []
     started = time.time()
     for iteration in range(args.iterations):

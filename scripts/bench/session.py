@@ -4,8 +4,18 @@ prints one JSON result line (prefixed "RESULT ").
 
 In order: the build floor (the same DataFrame computed without a cache, into the noop sink),
 the read floors (every query on an 8-row cache of the same schema and serializer), then the
-cache and the queries on it. Every floor and query runs several times; the report drops the
-first run of each (JIT warm-up), so every mode gets the same warm-up.
+cache and the queries on it.
+
+The cached DataFrame is the table's Spark SQL over `spark.range` (`--source generated`), or a
+read of the same rows written once to Parquet (`--source parquet --parquet DIR`, written by
+`--write-parquet DIR`; under Comet a CometNativeScan, so the cache's input is Comet's batches).
+The 8-row cache of the read floors comes from the same source (DIR-tiny for Parquet: the 8 rows
+as generated, one file per non-empty partition, and empty files up to the partition count), so
+its plans read the cache the same way.
+
+Every floor and query runs several times; the report drops the first run of each (JIT warm-up),
+so every mode gets the same warm-up. With --plans-dir, the executed plans of the last run of
+every query go to a text file there.
 
 Run by scripts/bench/run.py with the Python of a PySpark virtualenv; never run two at once (one
 cache alive at a time is part of the method).
@@ -23,10 +33,12 @@ import time
 
 from pyspark.sql import SparkSession
 
-from modes import MODES
+from modes import MODES, is_comet
+from plans import read_path as read_path_of, spark_operators
 from tables import TABLES, TINY_ROWS, queries
 
 SERIALIZER_KEY = "spark.sql.cache.serializer"
+ONE_TIB = 1 << 40
 
 
 def digest(rows):
@@ -59,8 +71,21 @@ def build_session(mode, args, event_log_dir):
         .config("spark.driver.extraJavaOptions", java_options(mode, args))
     )
     conf = MODES[mode]["conf"]
+    jars = []
+    if is_comet(mode):
+        if not args.comet_jar:
+            raise SystemExit(f"mode {mode} runs under Comet: pass --comet-jar")
+        jars.append(args.comet_jar)
     if conf.get(SERIALIZER_KEY, "").startswith("dev.tablecache"):
-        builder = builder.config("spark.jars", args.jar)
+        jars.append(args.jar)
+    if jars:
+        builder = builder.config("spark.jars", ",".join(jars))
+    if args.source == "parquet":
+        # One partition per Parquet file, i.e. per partition the table was written with (no
+        # packing of small files, no splitting of large ones), so the cache has --partitions
+        # partitions in every mode as with the generated source.
+        builder = (builder.config("spark.sql.files.maxPartitionBytes", str(ONE_TIB))
+                   .config("spark.sql.files.openCostInBytes", str(ONE_TIB)))
     for key, value in conf.items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
@@ -144,20 +169,80 @@ def cache_table(spark, view, df, group, rows, partitions):
 
 
 def run_query(spark, group, sql):
-    """(seconds, digest of the collected rows) of one run of a query."""
-    seconds, rows = in_group(spark, group, lambda: spark.sql(sql).collect())
-    return seconds, digest(rows)
+    """(seconds, digest of the collected rows, executed plan) of one run of a query. (The plan
+    is read after the run: under adaptive execution only the final plan shows the read path.)"""
+    df = spark.sql(sql)
+    seconds, rows = in_group(spark, group, df.collect)
+    return seconds, digest(rows), executed_plan(df)
+
+
+def executed_plan(df):
+    return df._jdf.queryExecution().executedPlan().toString()
+
+
+def write_plans(args, plans, floor_plans):
+    """The executed plans of the last run of every query (and the cached DataFrame's) as text."""
+    os.makedirs(args.plans_dir, exist_ok=True)
+    path = os.path.join(args.plans_dir, f"{args.table}-{args.mode}-{args.iteration}.txt")
+    with open(path, "w") as f:
+        for name, plan in list(plans.items()) + [(f"{n} on the 8-row cache", p)
+                                                  for n, p in floor_plans.items()]:
+            f.write(f"== {name} ==\n{plan}\n\n")
+
+
+def write_parquet(args):
+    """Writes the table's rows (the same DataFrame as --source generated) to Parquet at
+    args.write_parquet and its 8 rows to args.write_parquet + "-tiny", one file per partition,
+    with plain Spark (no Comet, no cache). Spark writes no file for an empty partition, so the
+    8-row copy gets empty files (the schema, no rows) up to --partitions."""
+    spark = (SparkSession.builder.master(f"local[{args.cores}]")
+             .appName(f"tablecache-bench-parquet-{args.table}")
+             .config("spark.driver.memory", args.driver_memory)
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .getOrCreate())
+    tiny_path = tiny_parquet(args.write_parquet)
+    shutil.rmtree(tiny_path, ignore_errors=True)
+    tiny = generated(spark, args.table, TINY_ROWS, args.partitions)
+    tiny.write.parquet(tiny_path)
+    files = glob.glob(os.path.join(tiny_path, "part-*.parquet"))
+    if len(files) < args.partitions:
+        empty_dir = tempfile.mkdtemp(prefix="tablecache-bench-empty-")
+        try:
+            spark.createDataFrame([], tiny.schema).coalesce(1).write.mode("overwrite").parquet(empty_dir)
+            empty = glob.glob(os.path.join(empty_dir, "part-*.parquet"))[0]
+            for k in range(args.partitions - len(files)):
+                shutil.copyfile(empty, os.path.join(tiny_path, f"part-{99999 - k:05d}-empty.parquet"))
+        finally:
+            shutil.rmtree(empty_dir, ignore_errors=True)
+    # The table last: its _SUCCESS marks both as complete.
+    df = generated(spark, args.table, args.rows, args.partitions)
+    df.write.mode("overwrite").parquet(args.write_parquet)
+    spark.stop()
+
+
+def tiny_parquet(path):
+    return path.rstrip("/") + "-tiny"
+
+
+def generated(spark, table, rows, partitions):
+    return spark.range(0, rows, 1, partitions).selectExpr(*TABLES[table]["columns"])
 
 
 def run_session(args, event_log_dir):
     spark = build_session(args.mode, args, event_log_dir)
     version = spark.version
-    serializer = spark.conf.get(SERIALIZER_KEY)
-    columns = TABLES[args.table]["columns"]
-    source = spark.range(0, args.rows, 1, args.partitions).selectExpr(*columns)
-    tiny_source = spark.range(0, TINY_ROWS, 1, args.partitions).selectExpr(*columns)
+    comet = is_comet(args.mode)
+    if args.source == "parquet":
+        if not args.parquet:
+            raise SystemExit("--source parquet needs --parquet DIR")
+        source = spark.read.parquet(args.parquet)
+        tiny_source = spark.read.parquet(tiny_parquet(args.parquet))
+    else:
+        source = generated(spark, args.table, args.rows, args.partitions)
+        tiny_source = generated(spark, args.table, TINY_ROWS, args.partitions)
     phase_queries = queries(args.table, args.rows)
-    floors, phases, digests, floor_digests = {}, {}, {}, {}
+    floors, phases, digests, floor_digests, plans, floor_plans = {}, {}, {}, {}, {}, {}
 
     # Floors first, in every mode alike; they also warm up the JIT for what follows.
     # 1. The build floor: the same DataFrame computed without a cache, into Spark's noop sink.
@@ -175,33 +260,38 @@ def run_session(args, event_log_dir):
     for name, _, sql in phase_queries:
         floors[name] = []
         for rep in range(args.reps):
-            seconds, floor_digests[name] = run_query(spark, f"floor:{name}#{rep}", sql.format(t="tiny"))
+            seconds, floor_digests[name], floor_plans[name] = run_query(
+                spark, f"floor:{name}#{rep}", sql.format(t="tiny"))
             floors[name].append(seconds)
         log(args, f"floor {name} " + " ".join(f"{s:.3f}s" for s in floors[name]))
     tiny.unpersist(blocking=True)
+    # The serializer as the session has it now (Comet sets its own when its cache is enabled).
+    serializer = spark.conf.get(SERIALIZER_KEY)
 
     # 3. The cache itself and the queries on it.
     cached, build_s, mem, disk = cache_table(spark, "t", source, "build#0", args.rows, args.partitions)
     log(args, f"build {build_s:.2f}s, {mem / 2**20:.1f} MiB in memory, {disk / 2**20:.1f} MiB on disk")
     phases["build"] = [build_s]
+    plans["build"] = executed_plan(cached)
     for name, _, sql in phase_queries:
         phases[name] = []
         for rep in range(args.reps):
-            seconds, digests[name] = run_query(spark, f"{name}#{rep}", sql.format(t="t"))
+            seconds, digests[name], plans[name] = run_query(spark, f"{name}#{rep}", sql.format(t="t"))
             phases[name].append(seconds)
         log(args, f"{name} " + " ".join(f"{s:.3f}s" for s in phases[name]))
-    # The cached plan must really read the cache (guards against a silently uncached run).
-    # (Executed first: under adaptive execution only the final plan shows the read path.)
-    probe = spark.sql(phase_queries[0][2].format(t="t"))
-    probe.collect()
-    plan = probe._jdf.queryExecution().executedPlan().toString()
-    if "InMemoryTableScan" not in plan:
-        raise SystemExit("the benchmark query does not read the cache:\n" + plan)
-    # Columnar when a ColumnarToRow transition reads the cache scan (our extension, or a
-    # serializer Spark itself reads columnar), else Spark's row path.
-    read_path = "columnar" if "ColumnarToRow" in plan else "row"
+    # Every query's plan must really read the cache (guards against a silently uncached run).
+    for name, plan in list(plans.items()) + [(f"{n} (8-row cache)", p) for n, p in floor_plans.items()]:
+        if "InMemoryTableScan" not in plan:
+            raise SystemExit(f"the benchmark query {name} does not read the cache:\n" + plan)
+    first = phase_queries[0][0]
+    read_path = read_path_of(plans[first], comet)
+    floor_read_path = read_path_of(floor_plans[first], comet)
+    if floor_read_path != read_path:
+        log(args, f"warning: the cache is read {read_path}, the 8-row cache {floor_read_path}")
     cached.unpersist(blocking=True)
     spark.stop()
+    if args.plans_dir:
+        write_plans(args, plans, floor_plans)
 
     cpu = task_cpu_seconds(event_log_dir)
 
@@ -220,6 +310,9 @@ def run_session(args, event_log_dir):
         # 1-minute load average when the session ends: a busy machine shows here first.
         "loadavg_end": os.getloadavg()[0],
         "read_path": read_path,
+        "floor_read_path": floor_read_path,
+        "source": args.source,
+        "engine": "comet" if comet else "spark",
         "footprint_bytes": mem + disk,
         "disk_bytes": disk,
         # Seconds of every run of every phase; "floors" has the same keys: for "build" the
@@ -231,6 +324,10 @@ def run_session(args, event_log_dir):
         "floor_cpu": cpu_of("floor:", floors),
         "digests": digests,
         "floor_digests": floor_digests,
+        # Under Comet, per phase the Spark operators left in the executed plan of its last run
+        # (Comet's fallbacks; "build": in the plan the cache was built from).
+        "spark_operators": {name: spark_operators(plan, cached=name == "build")
+                            for name, plan in plans.items()} if comet else {},
     }
 
 
@@ -240,7 +337,7 @@ def log(args, message):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--mode", required=True, choices=sorted(MODES))
+    parser.add_argument("--mode", choices=sorted(MODES))
     parser.add_argument("--table", default="standard", choices=sorted(TABLES))
     parser.add_argument("--rows", type=int, required=True)
     parser.add_argument("--partitions", type=int, required=True)
@@ -252,7 +349,19 @@ def main():
     parser.add_argument("--driver-memory", default="8g")
     parser.add_argument("--jar", default=os.environ.get("TABLECACHE_JAR", ""))
     parser.add_argument("--jfr", help="directory for a JFR profile of the session")
+    parser.add_argument("--source", choices=["generated", "parquet"], default="generated",
+                        help="cache the generated DataFrame or a read of --parquet")
+    parser.add_argument("--parquet", help="the table's Parquet directory (--source parquet)")
+    parser.add_argument("--comet-jar", default="", help="the Comet jar (Comet modes)")
+    parser.add_argument("--plans-dir", help="write the session's executed plans into this directory")
+    parser.add_argument("--write-parquet", metavar="DIR",
+                        help="only write the table to Parquet at DIR and exit")
     args = parser.parse_args()
+    if args.write_parquet:
+        write_parquet(args)
+        return
+    if not args.mode:
+        parser.error("--mode is required")
     print("RESULT " + json.dumps(run(args)), flush=True)
 
 
