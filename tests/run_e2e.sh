@@ -139,7 +139,11 @@ for version in $VERSIONS; do
   fi
   if [[ " $SUITES " == *" comet "* && "$version" == 4.1.* ]]; then
     echo "run_e2e: pyspark $version, under Apache DataFusion Comet $COMET_VERSION"
-    comet="$(comet_jar)"
+    if ! comet="$(comet_jar)"; then
+      echo "run_e2e: FAILED for pyspark $version (comet: no Comet jar)" >&2
+      status=1
+      continue
+    fi
     # One JVM: Comet's native memory comes from off-heap; executors of their own would need it
     # each, and the suite's checks read the driver's plans and cache manager only.
     if ! timed "pyspark $version comet $COMET_VERSION" "$venv/bin/spark-submit" "${common[@]}" \

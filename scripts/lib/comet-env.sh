@@ -10,7 +10,11 @@ comet_jar() {
   local jar="$repo/org/apache/datafusion/comet-spark-spark4.1_2.13/$COMET_VERSION/comet-spark-spark4.1_2.13-$COMET_VERSION.jar"
   if [[ ! -s "$jar" ]]; then
     echo "comet-env: resolving $artifact from Maven Central" >&2
-    mvn -q -B dependency:get -Dartifact="$artifact" -Dtransitive=false >&2
+    mvn -q -B dependency:get -Dartifact="$artifact" -Dtransitive=false >&2 || return 1
+  fi
+  if [[ ! -s "$jar" ]]; then
+    echo "comet-env: $artifact not found at $jar" >&2
+    return 1
   fi
   echo "$jar"
 }
