@@ -55,12 +55,13 @@ public final class ForeignEngineExtensions
   }
 
   static SparkPlan replace(SparkPlan plan) {
-    if (plan instanceof ColumnarToRowExec
-        && !isToRowsExec(plan)
+    if (plan.getClass() == ColumnarToRowExec.class
         && ((ColumnarToRowExec) plan).child() instanceof BatchScanExec
         && ((BatchScanExec) ((ColumnarToRowExec) plan).child()).scan()
             instanceof ForeignEngineSource.ForeignTable) {
-      return toRowsExec(((ColumnarToRowExec) plan).child());
+      BatchScanExec scan = (BatchScanExec) ((ColumnarToRowExec) plan).child();
+      boolean gluten = ((ForeignEngineSource.ForeignTable) scan.scan()).glutenTransition;
+      return toRowsExec(gluten ? GLUTEN_TO_ROWS_EXEC : TO_ROWS_EXEC, scan);
     }
     List<SparkPlan> children = new ArrayList<>();
     boolean changed = false;
@@ -126,7 +127,7 @@ public final class ForeignEngineExtensions
   }
 
   static boolean isToRowsExec(SparkPlan plan) {
-    return TO_ROWS_EXEC.isInstance(plan);
+    return TO_ROWS_EXEC.isInstance(plan) || GLUTEN_TO_ROWS_EXEC.isInstance(plan);
   }
 
   static SparkPlan toRowsExec(SparkPlan child) {

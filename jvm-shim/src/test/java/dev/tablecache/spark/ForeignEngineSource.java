@@ -25,7 +25,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
  * A columnar data source (DataSource V2) whose batches hold {@link ForeignColumnVector}s: the
- * input a native engine hands a cache. Option {@code mode} is a {@link ForeignColumnVector.Mode}.
+ * input a native engine hands a cache. Option {@code mode} is a {@link ForeignColumnVector.Mode};
+ * option {@code transition=gluten} puts the engine's transition in Gluten's package.
  * {@value #ROWS} rows in 2 partitions, batches of 100: {@code id} (bigint), {@code x} (double,
  * null when id % 7 = 0, else id / 2) and {@code s} (string 's' || id): {@link #EXPECTED_SQL}.
  */
@@ -53,15 +54,19 @@ public final class ForeignEngineSource implements TableProvider {
   @Override
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
     return new ForeignTable(
-        ForeignColumnVector.Mode.valueOf(properties.getOrDefault("mode", "SEALED")));
+        ForeignColumnVector.Mode.valueOf(properties.getOrDefault("mode", "SEALED")),
+        "gluten".equals(properties.get("transition")));
   }
 
   /** The scan's table: marks the plan's scan so the test engine's rule finds it. */
   static final class ForeignTable implements Table, SupportsRead, Scan, ScanBuilder, Batch {
     private final ForeignColumnVector.Mode mode;
+    /** Whether the test engine's transition above this scan is the one in Gluten's package. */
+    final boolean glutenTransition;
 
-    ForeignTable(ForeignColumnVector.Mode mode) {
+    ForeignTable(ForeignColumnVector.Mode mode, boolean glutenTransition) {
       this.mode = mode;
+      this.glutenTransition = glutenTransition;
     }
 
     @Override
