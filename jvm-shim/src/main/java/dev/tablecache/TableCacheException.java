@@ -24,7 +24,12 @@ public class TableCacheException extends RuntimeException {
     INVALID_ARGUMENT,
     INTERNAL,
     /** The native library could not be loaded or refused to be used; Java-side only. */
-    NATIVE_UNAVAILABLE;
+    NATIVE_UNAVAILABLE,
+    /**
+     * A columnar input batch whose vectors do not give their values through Spark's {@code
+     * ColumnVector} getters (another engine's batches); Java-side only.
+     */
+    UNREADABLE_INPUT;
 
     /** Maps a kind name to a kind; unknown or null names are {@link #INTERNAL}. */
     public static Kind fromName(String name) {

@@ -18,13 +18,20 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
  * on-heap vectors and read back as a row to fill our Arrow vectors, twice the conversion work of
  * caching the rows. An adaptive plan whose input already ends in batches (a scan of a cache, a
  * columnar source) still goes columnar, as in Spark 4.0.
+ *
+ * <p>A plan that ends in the columnar-to-row transition of an engine whose batches cannot be read
+ * through {@code ColumnVector} (Apache Gluten; {@link ForeignBatchGuard}) is also cached as it is,
+ * from the rows that transition produces.
  */
 final class ColumnarInputPlan {
 
   private ColumnarInputPlan() {}
 
   static SparkPlan of(CachedBatchSerializer serializer, SparkPlan plan) {
-    return keepsRows(plan) ? plan : SparkDefault.apply(serializer, plan);
+    if (keepsRows(plan) || ForeignBatchGuard.keepsEngineTransition(plan)) {
+      return plan;
+    }
+    return SparkDefault.apply(serializer, plan);
   }
 
   /** An adaptive plan whose input plan produces rows. */

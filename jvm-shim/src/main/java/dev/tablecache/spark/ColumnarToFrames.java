@@ -10,6 +10,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.columnar.CachedBatch;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
@@ -23,18 +24,23 @@ import scala.collection.Iterator;
  * other batch (on-heap/off-heap vectors, foreign Arrow shapes, small batches) is copied once into a reused Arrow writer, which coalesces consecutive small batches
  * into one cached batch of up to {@code batchRows} rows / {@code batchBytes} bytes: thousands of
  * tiny frames cost more than the data. Input order is preserved, and no input batch is retained
- * after the next one is requested (producers reuse their batches).
+ * after the next one is requested (producers reuse their batches). A copied batch is first
+ * checked by {@link ForeignBatchGuard}: another engine's vectors that cannot be read through
+ * their getters fail the task with a clear error instead of being copied.
  */
 final class ColumnarToFrames extends AbstractIterator<CachedBatch> {
 
   private final Iterator<ColumnarBatch> in;
+  private final StructType schema;
   private final Schema arrowSchema;
   private final WriteSettings settings;
   private final FrameWriter writer;
   private final ArrayDeque<CachedBatch> ready = new ArrayDeque<>();
 
-  ColumnarToFrames(Iterator<ColumnarBatch> in, Schema arrowSchema, WriteSettings settings) {
+  ColumnarToFrames(
+      Iterator<ColumnarBatch> in, StructType schema, Schema arrowSchema, WriteSettings settings) {
     this.in = in;
+    this.schema = schema;
     this.arrowSchema = arrowSchema;
     this.settings = settings;
     this.writer = new FrameWriter(arrowSchema, settings);
@@ -86,13 +92,19 @@ final class ColumnarToFrames extends AbstractIterator<CachedBatch> {
   }
 
   private void copy(ColumnarBatch batch) {
+    boolean foreign = ForeignBatchGuard.checkReadable(batch, schema);
     TableCacheMetrics.COPIED_INPUT_BATCHES.increment();
     java.util.Iterator<org.apache.spark.sql.catalyst.InternalRow> rows = batch.rowIterator();
-    while (rows.hasNext()) {
-      writer.write(rows.next());
-      if (writer.full()) {
-        ready.add(writer.flush());
+    try {
+      while (rows.hasNext()) {
+        writer.write(rows.next());
+        if (writer.full()) {
+          ready.add(writer.flush());
+        }
       }
+    } catch (RuntimeException e) {
+      // a foreign vector that passed the probe can still throw later: name it
+      throw foreign ? ForeignBatchGuard.failedRead(batch, schema, e) : e;
     }
   }
 

@@ -62,7 +62,8 @@ final class PartitionFunctions {
 
     @Override
     public Iterator<CachedBatch> apply(Iterator<ColumnarBatch> batches) {
-      return new ColumnarToFrames(batches, arrowSchema(schema, settings.timeZoneId), settings);
+      return new ColumnarToFrames(
+          batches, schema, arrowSchema(schema, settings.timeZoneId), settings);
     }
   }
 

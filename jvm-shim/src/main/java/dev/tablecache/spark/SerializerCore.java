@@ -39,6 +39,15 @@ final class SerializerCore {
 
   // ---- writing ----
 
+  /**
+   * Whether a cache (that tablecache handles) may be built from columnar batches; false when
+   * {@link ForeignBatchGuard} says the session's batches may be unreadable, so that Spark keeps
+   * the columnar-to-row transition and hands us rows.
+   */
+  static boolean supportsColumnarInput(SQLConf conf) {
+    return ForeignBatchGuard.takesColumnarInput(conf);
+  }
+
   static RDD<CachedBatch> cacheRows(RDD<InternalRow> input, Seq<Attribute> schema, SQLConf conf) {
     return input.mapPartitions(
         new PartitionFunctions.CacheRows(schemaOf(schema), TableCacheConf.writeSettings(conf)),

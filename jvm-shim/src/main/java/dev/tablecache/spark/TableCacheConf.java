@@ -42,6 +42,12 @@ final class TableCacheConf {
    * transposes them (false: Spark's ArrowWriter fills Arrow vectors value by value).
    */
   static final String UNSAFE_ROW_INPUT = PREFIX + "unsafeRowInput";
+  /**
+   * true | false: take columnar input batches (true, except from engines whose batches cannot be
+   * read through ColumnVector, see {@link ForeignBatchGuard}); false: always build caches from
+   * rows, keeping any engine's columnar-to-row transition. Read when a cache is defined.
+   */
+  static final String COLUMNAR_INPUT = PREFIX + "columnarInput";
 
   /**
    * true | false, default false. FAULT INJECTION FOR TESTS ONLY: every frame written while it is
@@ -90,6 +96,11 @@ final class TableCacheConf {
   /** Whether {@link ColumnarCacheReadRule} rewrites plans in this session. */
   static boolean columnarRead(SQLConf conf) {
     return boolConf(conf, COLUMNAR_READ, true);
+  }
+
+  /** Whether caches may take columnar input at all ({@link #COLUMNAR_INPUT}). */
+  static boolean columnarInput(SQLConf conf) {
+    return boolConf(conf, COLUMNAR_INPUT, true);
   }
 
   /** Whether an unavailable native library must fail the query instead of falling back. */

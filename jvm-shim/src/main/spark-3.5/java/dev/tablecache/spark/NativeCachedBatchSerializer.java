@@ -36,7 +36,7 @@ public class NativeCachedBatchSerializer extends SimpleMetricsCachedBatchSeriali
     if (SerializerCore.useDefault(SQLConf.get(), schema)) {
       return Fallback.DEFAULT.supportsColumnarInput(schema);
     }
-    return true;
+    return SerializerCore.supportsColumnarInput(SQLConf.get());
   }
 
   @Override
