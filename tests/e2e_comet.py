@@ -187,8 +187,8 @@ def main():
                         agg = spark.sql("SELECT b, count(*), sum(l), max(d) FROM t GROUP BY b")
                         agg.collect()
                         plan = executed_plan(agg)
-                        check(f"{label}: Comet's native operators read the cache",
-                              "CometSparkColumnarToColumnar" in plan
+                        check(f"{label}: Comet's native operators read the cache, no copy",
+                              "TableCacheCometScan" in plan
                               and "CometHashAggregate" in plan, plan)
                 except Exception:  # a crash in one level must not hide the others
                     traceback.print_exc()
@@ -223,12 +223,22 @@ def main():
         spark.conf.set("spark.comet.convert.inMemoryCache.enabled", "false")
         off = spark.sql(q)
         off_rows = rows(off)
+        plan = executed_plan(off)
         check("conversion off: Spark reads the cache",
-              "CometSparkColumnarToColumnar" not in executed_plan(off), executed_plan(off))
+              "CometSparkColumnarToColumnar" not in plan and "TableCacheCometScan" not in plan,
+              plan)
         spark.conf.unset("spark.comet.convert.inMemoryCache.enabled")
+        # Our zero-copy read off: Comet's own conversion copies our batches.
+        spark.conf.set("spark.tablecache.comet.zeroCopyRead", "false")
+        copying = spark.sql(q)
+        copying_rows = rows(copying)
+        check("zero-copy read off: Comet's conversion reads the cache",
+              "CometSparkColumnarToColumnar" in executed_plan(copying), executed_plan(copying))
+        spark.conf.unset("spark.tablecache.comet.zeroCopyRead")
         on = spark.sql(q)
         check("conversion off: same rows", off_rows == rows(on))
-        check("default again once unset", "CometSparkColumnarToColumnar" in executed_plan(on))
+        check("zero-copy read off: same rows", copying_rows == off_rows)
+        check("default again once unset", "TableCacheCometScan" in executed_plan(on))
         flat.unpersist(blocking=True)
 
         # Empty partitions and an empty cache.

@@ -10,6 +10,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+mod arrow_c;
 mod export;
 mod import;
 
@@ -379,6 +380,40 @@ unsafe fn borrowed_longs<'a>(address: jlong, len: usize, what: &str) -> JniResul
     Ok(unsafe { std::slice::from_raw_parts(ptr.as_ptr(), len) })
 }
 
+/// The projection of a decode request: all columns for null, else each index checked.
+fn projection(env: &Env<'_>, columns: &JIntArray<'_>) -> JniResult<Option<Vec<usize>>> {
+    if columns.is_null() {
+        return Ok(None);
+    }
+    let mut ints = vec![0i32; columns.len(env)?];
+    columns.get_region(env, 0, &mut ints)?;
+    Ok(Some(
+        ints.iter()
+            .map(|&c| usize::try_from(c).map_err(|_| Error::NegativeColumn(c)))
+            .collect::<Result<Vec<usize>, Error>>()?,
+    ))
+}
+
+/// Decodes the projected columns of a Java frame. The frame is copied out with
+/// GetByteArrayRegion, only what the projection reads, so decompression and the schema cache's
+/// lock never run while a Java array is pinned.
+fn decode_projected(
+    env: &Env<'_>,
+    frame: &JByteArray<'_>,
+    columns: &JIntArray<'_>,
+) -> JniResult<arrow_array::RecordBatch> {
+    if frame.is_null() {
+        return Err(Error::InvalidArgument("frame is null".into()).into());
+    }
+    let projection = projection(env, columns)?;
+    let len = frame.len(env)?;
+    Ok(tablecache_format::decode_fetched(
+        len,
+        |offset, dst| copy_region(env, frame, offset, dst),
+        projection.as_deref(),
+    )?)
+}
+
 /// JNI export `NativeCodec.deserializeProjected`: decodes the projected
 /// columns and returns the descriptor of their native-owned buffers.
 #[unsafe(no_mangle)]
@@ -390,28 +425,7 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_deserializeProjected<
 ) -> JLongArray<'local> {
     unowned
         .with_env(|env| -> JniResult<JLongArray<'local>> {
-            if frame.is_null() {
-                return Err(Error::InvalidArgument("frame is null".into()).into());
-            }
-            let projection = if columns.is_null() {
-                None
-            } else {
-                let mut ints = vec![0i32; columns.len(env)?];
-                columns.get_region(env, 0, &mut ints)?;
-                Some(
-                    ints.iter()
-                        .map(|&c| usize::try_from(c).map_err(|_| Error::NegativeColumn(c)))
-                        .collect::<Result<Vec<usize>, Error>>()?,
-                )
-            };
-            // Copied out with GetByteArrayRegion, only what the projection reads, so decompression
-            // and the schema cache's lock never run while a Java array is pinned.
-            let len = frame.len(env)?;
-            let batch = tablecache_format::decode_fetched(
-                len,
-                |offset, dst| copy_region(env, &frame, offset, dst),
-                projection.as_deref(),
-            )?;
+            let batch = decode_projected(env, &frame, &columns)?;
             let exported = export::export_batch(&batch)?;
             let result = (|| -> JniResult<JLongArray<'local>> {
                 let array = env.new_long_array(exported.descriptor.len())?;
@@ -422,6 +436,34 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_deserializeProjected<
                 exported.release_all();
             }
             result
+        })
+        .resolve::<ThrowTableCacheException>()
+}
+
+/// JNI export `NativeCodec.decodeToArrowC`: decodes the projected columns into Arrow C Data
+/// Interface structs the caller allocated (one `ArrowArray` and one `ArrowSchema` per projected
+/// column, by address) and returns the row count. The caller imports them (which moves them).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_decodeToArrowC<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    frame: JByteArray<'local>,
+    columns: JIntArray<'local>,
+    arrays: JLongArray<'local>,
+    schemas: JLongArray<'local>,
+) -> jint {
+    unowned
+        .with_env(|env| -> JniResult<jint> {
+            let batch = decode_projected(env, &frame, &columns)?;
+            let arrays = read_longs(env, &arrays, "arrays")?;
+            let schemas = read_longs(env, &schemas, "schemas")?;
+            // SAFETY: NativeCodec.decodeToArrowC's contract: the Java caller allocated each
+            // struct with its Arrow C Data library (zeroed, owned by nobody yet) and keeps it
+            // alive and untouched until this returns.
+            unsafe { arrow_c::export_columns(&batch, &arrays, &schemas)? };
+            Ok(jint::try_from(batch.num_rows()).map_err(|_| {
+                Error::Internal(format!("{} rows do not fit a Java int", batch.num_rows()))
+            })?)
         })
         .resolve::<ThrowTableCacheException>()
 }

@@ -55,6 +55,15 @@ public final class NativeCodec {
    */
   public static native long[] deserializeProjected(byte[] frame, int[] columns);
 
+  /**
+   * Decodes the projected columns into Arrow C Data Interface structs the caller allocated, one
+   * {@code ArrowArray} and one {@code ArrowSchema} per projected column (by address, zeroed and
+   * holding nothing to release), and returns the row count. The caller then imports (moves) each
+   * pair; until then it owns them and must release them.
+   */
+  public static native int decodeToArrowC(
+      byte[] frame, int[] columns, long[] arrays, long[] schemas);
+
   /** Frees one decoded column; call exactly once per handle. */
   public static native void release(long handle);
 

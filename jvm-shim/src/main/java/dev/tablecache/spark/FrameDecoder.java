@@ -1,10 +1,6 @@
 package dev.tablecache.spark;
 
 import dev.tablecache.TableCache;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -20,13 +16,10 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * #release()} and {@link #close()} (registered at task completion) free the previous one's
  * native memory, so a task never pins all its batches.
  */
-final class FrameDecoder implements AutoCloseable {
+final class FrameDecoder implements BatchDecoder {
 
-  /** Distinct cache column indices to decode, in first-seen order. */
   private final int[] decodeColumns;
-  /** For each output column, its position in {@link #decodeColumns}. */
   private final int[] outputSlot;
-  /** Spark type of each decoded column. */
   private final DataType[] decodeTypes;
   private BufferAllocator allocator;
   private VectorSchemaRoot current;
@@ -37,38 +30,21 @@ final class FrameDecoder implements AutoCloseable {
    * @param outputTypes Spark type of every output column
    */
   FrameDecoder(int[] projection, DataType[] outputTypes) {
-    if (outputTypes.length != projection.length) {
-      throw new IllegalArgumentException(
-          projection.length + " projected columns but " + outputTypes.length + " types");
-    }
-    Map<Integer, Integer> slots = new LinkedHashMap<>();
-    outputSlot = new int[projection.length];
-    List<DataType> types = new ArrayList<>();
-    for (int i = 0; i < projection.length; i++) {
-      int before = slots.size();
-      outputSlot[i] = slots.computeIfAbsent(projection[i], k -> slots.size());
-      if (slots.size() > before) {
-        types.add(outputTypes[i]);
-      }
-    }
-    decodeColumns = slots.keySet().stream().mapToInt(Integer::intValue).toArray();
-    decodeTypes = types.toArray(new DataType[0]);
+    ProjectionSlots slots = new ProjectionSlots(projection, outputTypes);
+    decodeColumns = slots.decodeColumns;
+    outputSlot = slots.outputSlot;
+    decodeTypes = slots.decodeTypes;
     SparkCompat.onTaskCompletion(this::close);
   }
 
   /** Decodes {@code batch}, first releasing the previously decoded batch. */
-  synchronized ColumnarBatch decode(CachedBatch batch) {
+  @Override
+  public synchronized ColumnarBatch decode(CachedBatch batch) {
     release();
     if (closed) {
       throw new IllegalStateException("FrameDecoder is closed (task completed)");
     }
-    if (!(batch instanceof NativeCachedBatch)) {
-      throw new IllegalStateException(
-          "tablecache cannot decode a "
-              + batch.getClass().getName()
-              + ": this cache was not written by NativeCachedBatchSerializer");
-    }
-    NativeCachedBatch b = (NativeCachedBatch) batch;
+    NativeCachedBatch b = ours(batch);
     if (decodeColumns.length == 0) {
       TableCacheMetrics.BATCHES_ROWS_ONLY.increment();
       return new ColumnarBatch(new ColumnVector[0], b.numRows());
@@ -99,6 +75,17 @@ final class FrameDecoder implements AutoCloseable {
       out[i] = decoded[outputSlot[i]];
     }
     return new ColumnarBatch(out, b.numRows());
+  }
+
+  /** {@code batch} as one of ours, or an error naming what it is. */
+  static NativeCachedBatch ours(CachedBatch batch) {
+    if (!(batch instanceof NativeCachedBatch)) {
+      throw new IllegalStateException(
+          "tablecache cannot decode a "
+              + batch.getClass().getName()
+              + ": this cache was not written by NativeCachedBatchSerializer");
+    }
+    return (NativeCachedBatch) batch;
   }
 
   /**

@@ -20,13 +20,17 @@ import scala.collection.Iterator;
 final class FramesToColumnar extends AbstractIterator<ColumnarBatch> {
 
   private final Iterator<CachedBatch> in;
-  private final FrameDecoder decoder;
+  private final BatchDecoder decoder;
   private final BlockHealer healer;
 
   FramesToColumnar(
       Iterator<CachedBatch> in, int[] projection, DataType[] outputTypes, BlockHealer healer) {
+    this(in, new FrameDecoder(projection, outputTypes), healer);
+  }
+
+  FramesToColumnar(Iterator<CachedBatch> in, BatchDecoder decoder, BlockHealer healer) {
     this.in = in;
-    this.decoder = new FrameDecoder(projection, outputTypes);
+    this.decoder = decoder;
     this.healer = healer;
   }
 

@@ -93,6 +93,38 @@ final class PartitionFunctions {
     }
   }
 
+  /**
+   * Cached batches → Comet's columnar batches of the selected columns ({@link
+   * CometBatchDecoder}); healing as {@link ReadColumnar}.
+   */
+  static final class ReadComet
+      extends AbstractFunction2<Object, Iterator<CachedBatch>, Iterator<ColumnarBatch>>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final int[] projection;
+    private final DataType[] types;
+    private final int cachedRddId;
+
+    ReadComet(int[] projection, DataType[] types, int cachedRddId) {
+      this.projection = projection;
+      this.types = types;
+      this.cachedRddId = cachedRddId;
+    }
+
+    @Override
+    public Iterator<ColumnarBatch> apply(Object partition, Iterator<CachedBatch> batches) {
+      CometArrow comet = CometArrow.get();
+      if (comet == null) {
+        throw new IllegalStateException(
+            "a Comet read of a tablecache cache runs on an executor without Comet's jar");
+      }
+      return new FramesToColumnar(
+          batches,
+          new CometBatchDecoder(comet, projection, types),
+          new BlockHealer(cachedRddId, (Integer) partition));
+    }
+  }
+
   /** Cached batches → rows of the selected columns; healing as {@link ReadColumnar}. */
   static final class ReadRows
       extends AbstractFunction2<Object, Iterator<CachedBatch>, Iterator<InternalRow>>

@@ -104,6 +104,17 @@ final class SerializerCore {
         SparkCompat.classTag(ColumnarBatch.class));
   }
 
+  /** As {@link #readColumnar}, into Comet's vectors ({@link CometBatchDecoder}). */
+  static RDD<ColumnarBatch> readComet(
+      RDD<CachedBatch> input, Seq<Attribute> cacheAttributes, Seq<Attribute> selectedAttributes) {
+    List<Attribute> selected = SparkCompat.toJava(selectedAttributes);
+    int[] projection = Projection.indices(SparkCompat.toJava(cacheAttributes), selected);
+    return input.mapPartitionsWithIndex(
+        new PartitionFunctions.ReadComet(projection, typesOf(selected), cachedRddId(input)),
+        false,
+        SparkCompat.classTag(ColumnarBatch.class));
+  }
+
   static RDD<InternalRow> readRows(
       RDD<CachedBatch> input,
       Seq<Attribute> cacheAttributes,

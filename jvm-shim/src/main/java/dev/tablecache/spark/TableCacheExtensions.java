@@ -9,6 +9,7 @@ import org.apache.spark.sql.SparkSessionExtensionsProvider;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.ColumnarRule;
+import org.apache.spark.sql.execution.SparkPlan;
 import scala.runtime.AbstractFunction1;
 import scala.runtime.BoxedUnit;
 
@@ -50,7 +51,7 @@ public final class TableCacheExtensions extends AbstractFunction1<SparkSessionEx
   private static final class RuleBuilder extends AbstractFunction1<SparkSession, ColumnarRule> {
     @Override
     public ColumnarRule apply(SparkSession session) {
-      return new CacheReadColumnarRule();
+      return new CacheReadColumnarRule(session);
     }
   }
 
@@ -65,9 +66,30 @@ public final class TableCacheExtensions extends AbstractFunction1<SparkSessionEx
 
   /** The session's columnar rule: ours runs after Spark's own transitions. */
   static final class CacheReadColumnarRule extends ColumnarRule {
+    private final SparkSession session;
+
+    CacheReadColumnarRule(SparkSession session) {
+      this.session = session;
+    }
+
     @Override
-    public ColumnarCacheReadRule postColumnarTransitions() {
-      return new ColumnarCacheReadRule();
+    public Rule<SparkPlan> postColumnarTransitions() {
+      return new PostTransitions(session);
+    }
+  }
+
+  /** Comet's conversions of our scans first, then Spark's row consumers of the rest. */
+  static final class PostTransitions extends Rule<SparkPlan> {
+    private final CometCacheScanRule comet;
+    private final ColumnarCacheReadRule rows = new ColumnarCacheReadRule();
+
+    PostTransitions(SparkSession session) {
+      this.comet = new CometCacheScanRule(session);
+    }
+
+    @Override
+    public SparkPlan apply(SparkPlan plan) {
+      return rows.apply(comet.apply(plan));
     }
   }
 }
