@@ -9,6 +9,8 @@ NEUTRAL = {
     "AdaptiveSparkPlan", "ResultQueryStage", "ShuffleQueryStage", "BroadcastQueryStage",
     "TableCacheQueryStage", "AQEShuffleRead", "InMemoryTableScan", "InMemoryRelation",
     "ReusedExchange", "ReusedSubquery", "Subquery", "SubqueryBroadcast",
+    # tablecache's read into Comet's Arrow: Comet's conversion, not a fallback to Spark.
+    "TableCacheCometScan",
 }
 
 
@@ -60,8 +62,13 @@ def scan_parent(plan):
     return None
 
 
+# Comet reads the cache natively: its own cache scan, or ours decoding straight into Comet's
+# Arrow (tablecache's CometScanAdapter).
+COMET_NATIVE_READS = ("CometInMemoryTableScan", "TableCacheCometScan")
+
+
 def comet_scan(plan):
-    return any(operator(line) == "CometInMemoryTableScan" for line in final_lines(plan))
+    return any(operator(line) in COMET_NATIVE_READS for line in final_lines(plan))
 
 
 def read_path(plan, comet):
@@ -69,7 +76,7 @@ def read_path(plan, comet):
 
     Spark alone: columnar when a ColumnarToRow transition is in the plan (our extension, or a
     serializer Spark itself reads columnar). Under Comet: columnar when Comet reads the cache
-    natively (CometInMemoryTableScan) or a columnar-to-row or columnar-to-columnar transition
+    natively (CometInMemoryTableScan, or our TableCacheCometScan) or a columnar-to-row or columnar-to-columnar transition
     or a Comet operator reads the scan; row when a row-to-columnar transition or a Spark row
     operator does."""
     if not comet:
