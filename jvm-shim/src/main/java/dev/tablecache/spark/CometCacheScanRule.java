@@ -33,7 +33,8 @@ final class CometCacheScanRule extends Rule<SparkPlan> {
     SQLConf conf = session.sessionState().conf();
     if (!Boolean.parseBoolean(conf.getConfString(SWITCH, "true"))
         || !CometReadDefaults.cometExecutes(conf)
-        || !NativeLibrary.isAvailable()) {
+        || !NativeLibrary.isAvailable()
+        || CometArrow.get() == null) { // null: a Comet whose Arrow API differs keeps its path
       return plan;
     }
     return rewrite(plan);
