@@ -21,6 +21,32 @@ fn struct_pointer<T>(address: i64, what: &str) -> Result<*mut T> {
     Ok(ptr)
 }
 
+/// Writes released (empty) structs at every address, after checking them all, so that the
+/// caller's structs hold nothing to release whatever happens next (an allocator need not zero
+/// them: Arrow Java 12's does not).
+///
+/// # Safety
+/// As [`export_columns`].
+pub(crate) unsafe fn clear(arrays: &[i64], schemas: &[i64]) -> Result<()> {
+    let arrays = arrays
+        .iter()
+        .map(|&a| struct_pointer::<FFI_ArrowArray>(a, "ArrowArray"))
+        .collect::<Result<Vec<_>>>()?;
+    let schemas = schemas
+        .iter()
+        .map(|&s| struct_pointer::<FFI_ArrowSchema>(s, "ArrowSchema"))
+        .collect::<Result<Vec<_>>>()?;
+    for a in arrays {
+        // SAFETY: the caller guarantees a writable struct that holds nothing to release.
+        unsafe { a.write(FFI_ArrowArray::empty()) };
+    }
+    for s in schemas {
+        // SAFETY: as above.
+        unsafe { s.write(FFI_ArrowSchema::empty()) };
+    }
+    Ok(())
+}
+
 /// Exports column `i` of `batch` into `arrays[i]` and `schemas[i]`. Nothing is written unless
 /// every column exports, so an error leaves the consumer's structs untouched.
 ///

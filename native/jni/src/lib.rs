@@ -454,12 +454,14 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_decodeToArrowC<'local
 ) -> jint {
     unowned
         .with_env(|env| -> JniResult<jint> {
-            let batch = decode_projected(env, &frame, &columns)?;
             let arrays = read_longs(env, &arrays, "arrays")?;
             let schemas = read_longs(env, &schemas, "schemas")?;
             // SAFETY: NativeCodec.decodeToArrowC's contract: the Java caller allocated each
-            // struct with its Arrow C Data library (zeroed, owned by nobody yet) and keeps it
+            // struct with its Arrow C Data library (holding nothing to release) and keeps it
             // alive and untouched until this returns.
+            unsafe { arrow_c::clear(&arrays, &schemas)? };
+            let batch = decode_projected(env, &frame, &columns)?;
+            // SAFETY: the same structs, now cleared by `clear` above.
             unsafe { arrow_c::export_columns(&batch, &arrays, &schemas)? };
             Ok(jint::try_from(batch.num_rows()).map_err(|_| {
                 Error::Internal(format!("{} rows do not fit a Java int", batch.num_rows()))

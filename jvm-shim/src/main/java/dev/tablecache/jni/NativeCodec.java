@@ -57,9 +57,10 @@ public final class NativeCodec {
 
   /**
    * Decodes the projected columns into Arrow C Data Interface structs the caller allocated, one
-   * {@code ArrowArray} and one {@code ArrowSchema} per projected column (by address, zeroed and
-   * holding nothing to release), and returns the row count. The caller then imports (moves) each
-   * pair; until then it owns them and must release them.
+   * {@code ArrowArray} and one {@code ArrowSchema} per projected column (by address, holding
+   * nothing to release), and returns the row count. The structs are cleared (released state)
+   * before the decode, so after an error they hold nothing. The caller then imports (moves)
+   * each pair; until then it owns them and must release them.
    */
   public static native int decodeToArrowC(
       byte[] frame, int[] columns, long[] arrays, long[] schemas);

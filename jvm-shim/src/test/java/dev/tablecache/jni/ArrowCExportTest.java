@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * {@link NativeCodec#decodeToArrowC}, the hand-off Comet reads our caches through, imported here
  * with Arrow Java's own C Data library: on every golden frame it gives the same vectors as the
  * descriptor path ({@code TableCache.deserialize}), for all columns and for a projection, and a
- * damaged frame is the same exception with the caller's structs left empty.
+ * damaged frame is the same exception with the caller's structs holding nothing.
  */
 class ArrowCExportTest {
 
@@ -127,7 +127,7 @@ class ArrowCExportTest {
   }
 
   @Test
-  void aDamagedFrameIsTheSameErrorAndWritesNoStruct() throws Exception {
+  void aDamagedFrameIsTheSameErrorAndLeavesTheStructsEmpty() throws Exception {
     NativeLibrary.ensureLoaded();
     Path bin = GoldenParityTest.goldenFiles().get(0);
     byte[] frame = Files.readAllBytes(bin);
@@ -149,8 +149,9 @@ class ArrowCExportTest {
                         new long[] {array.memoryAddress()},
                         new long[] {schema.memoryAddress()}));
         assertEquals(want.kind(), got.kind(), got.getMessage());
-        assertEquals(0L, array.snapshot().release, "the array struct stays empty");
-        assertEquals(0L, schema.snapshot().release, "the schema struct stays empty");
+        // Cleared before the decode (Arrow Java 12 does not zero new structs): nothing to release.
+        assertEquals(0L, array.snapshot().release, "the array struct holds nothing");
+        assertEquals(0L, schema.snapshot().release, "the schema struct holds nothing");
       }
       TableCacheException nullStruct =
           assertThrows(
