@@ -128,24 +128,35 @@ mod tests {
         RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
     }
 
+    /// `n` empty struct pairs and their addresses (the structs must outlive every use of them).
+    fn structs(
+        n: usize,
+    ) -> (
+        Vec<FFI_ArrowArray>,
+        Vec<FFI_ArrowSchema>,
+        Vec<i64>,
+        Vec<i64>,
+    ) {
+        let mut arrays: Vec<FFI_ArrowArray> = (0..n).map(|_| FFI_ArrowArray::empty()).collect();
+        let mut schemas: Vec<FFI_ArrowSchema> = (0..n).map(|_| FFI_ArrowSchema::empty()).collect();
+        let array_ptrs = arrays
+            .iter_mut()
+            .map(|a| a as *mut _ as usize as i64)
+            .collect();
+        let schema_ptrs = schemas
+            .iter_mut()
+            .map(|s| s as *mut _ as usize as i64)
+            .collect();
+        (arrays, schemas, array_ptrs, schema_ptrs)
+    }
+
     #[test]
     fn exported_columns_import_to_the_same_arrays() {
         let batch = batch();
         // A sliced batch: the export must not leak the slice offset as wrong rows.
         let sliced = batch.slice(1, 2);
         for b in [&batch, &sliced] {
-            let n = b.num_columns();
-            let mut arrays: Vec<FFI_ArrowArray> = (0..n).map(|_| FFI_ArrowArray::empty()).collect();
-            let mut schemas: Vec<FFI_ArrowSchema> =
-                (0..n).map(|_| FFI_ArrowSchema::empty()).collect();
-            let array_ptrs: Vec<i64> = arrays
-                .iter_mut()
-                .map(|a| a as *mut _ as usize as i64)
-                .collect();
-            let schema_ptrs: Vec<i64> = schemas
-                .iter_mut()
-                .map(|s| s as *mut _ as usize as i64)
-                .collect();
+            let (arrays, schemas, array_ptrs, schema_ptrs) = structs(b.num_columns());
             // SAFETY: the structs are live, writable, empty (nothing to release) and only this
             // thread touches them.
             unsafe { export_columns(b, &array_ptrs, &schema_ptrs) }.unwrap();
@@ -162,16 +173,7 @@ mod tests {
     fn bad_struct_addresses_are_errors_and_write_nothing() {
         let batch = batch();
         let n = batch.num_columns();
-        let mut arrays: Vec<FFI_ArrowArray> = (0..n).map(|_| FFI_ArrowArray::empty()).collect();
-        let mut schemas: Vec<FFI_ArrowSchema> = (0..n).map(|_| FFI_ArrowSchema::empty()).collect();
-        let mut array_ptrs: Vec<i64> = arrays
-            .iter_mut()
-            .map(|a| a as *mut _ as usize as i64)
-            .collect();
-        let schema_ptrs: Vec<i64> = schemas
-            .iter_mut()
-            .map(|s| s as *mut _ as usize as i64)
-            .collect();
+        let (arrays, _schemas, mut array_ptrs, schema_ptrs) = structs(n);
         let last = n - 1;
         for bad in [0i64, array_ptrs[last] + 1] {
             array_ptrs[last] = bad;

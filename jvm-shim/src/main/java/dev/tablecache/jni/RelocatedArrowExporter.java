@@ -1,7 +1,6 @@
 package dev.tablecache.jni;
 
 import dev.tablecache.format.SchemaCodec;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -150,17 +149,7 @@ public final class RelocatedArrowExporter {
 
   private static Object invoke(Method method, Object target) {
     Objects.requireNonNull(method, "not a relocated Arrow object");
-    try {
-      return method.invoke(target);
-    } catch (IllegalAccessException e) {
-      throw new IllegalStateException("cannot call " + method, e);
-    } catch (InvocationTargetException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof RuntimeException) {
-        throw (RuntimeException) cause;
-      }
-      throw new IllegalStateException("calling " + method + " failed", cause);
-    }
+    return Reflection.call(method, target);
   }
 
   /** The public no-argument methods this class reads, each null where the class lacks it. */

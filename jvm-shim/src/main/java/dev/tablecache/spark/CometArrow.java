@@ -1,6 +1,7 @@
 package dev.tablecache.spark;
 
-import java.lang.reflect.InvocationTargetException;
+import static dev.tablecache.jni.Reflection.call;
+
 import java.lang.reflect.Method;
 import org.apache.spark.sql.vectorized.ColumnVector;
 
@@ -132,22 +133,5 @@ final class CometArrow {
 
   CStructs newStructs() {
     return new CStructs();
-  }
-
-  private static Object call(Method method, Object target, Object... args) {
-    try {
-      return method.invoke(target, args);
-    } catch (IllegalAccessException e) {
-      throw new IllegalStateException("cannot call Comet's " + method, e);
-    } catch (InvocationTargetException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof RuntimeException) {
-        throw (RuntimeException) cause;
-      }
-      if (cause instanceof Error) {
-        throw (Error) cause;
-      }
-      throw new IllegalStateException("Comet's " + method + " failed", cause);
-    }
   }
 }

@@ -122,7 +122,7 @@ public final class CometScanAdapter {
               true,
               SparkCompat.classTag(CachedBatch.class));
     }
-    return SerializerCore.readComet(batches, relation.output(), scan.attributes());
+    return SerializerCore.readColumnar(batches, relation.output(), scan.attributes(), true);
   }
 
   /** The column-capable scan of one of our caches that {@code plan} is (or stages), else null. */

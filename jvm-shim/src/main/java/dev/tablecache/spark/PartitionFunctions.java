@@ -75,53 +75,36 @@ final class PartitionFunctions {
   static final class ReadColumnar
       extends AbstractFunction2<Object, Iterator<CachedBatch>, Iterator<ColumnarBatch>>
       implements Serializable {
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
     private final int[] projection;
     private final DataType[] types;
     private final int cachedRddId;
+    private final boolean intoComet;
 
-    ReadColumnar(int[] projection, DataType[] types, int cachedRddId) {
+    /** @param intoComet decode into Comet's vectors ({@link CometBatchDecoder}), not ours */
+    ReadColumnar(int[] projection, DataType[] types, int cachedRddId, boolean intoComet) {
       this.projection = projection;
       this.types = types;
       this.cachedRddId = cachedRddId;
+      this.intoComet = intoComet;
     }
 
     @Override
     public Iterator<ColumnarBatch> apply(Object partition, Iterator<CachedBatch> batches) {
       return new FramesToColumnar(
-          batches, projection, types, new BlockHealer(cachedRddId, (Integer) partition));
-    }
-  }
-
-  /**
-   * Cached batches → Comet's columnar batches of the selected columns ({@link
-   * CometBatchDecoder}); healing as {@link ReadColumnar}.
-   */
-  static final class ReadComet
-      extends AbstractFunction2<Object, Iterator<CachedBatch>, Iterator<ColumnarBatch>>
-      implements Serializable {
-    private static final long serialVersionUID = 1L;
-    private final int[] projection;
-    private final DataType[] types;
-    private final int cachedRddId;
-
-    ReadComet(int[] projection, DataType[] types, int cachedRddId) {
-      this.projection = projection;
-      this.types = types;
-      this.cachedRddId = cachedRddId;
+          batches, decoder(), new BlockHealer(cachedRddId, (Integer) partition));
     }
 
-    @Override
-    public Iterator<ColumnarBatch> apply(Object partition, Iterator<CachedBatch> batches) {
+    private BatchDecoder decoder() {
+      if (!intoComet) {
+        return new FrameDecoder(projection, types);
+      }
       CometArrow comet = CometArrow.get();
       if (comet == null) {
         throw new IllegalStateException(
             "a Comet read of a tablecache cache runs on an executor without Comet's jar");
       }
-      return new FramesToColumnar(
-          batches,
-          new CometBatchDecoder(comet, projection, types),
-          new BlockHealer(cachedRddId, (Integer) partition));
+      return new CometBatchDecoder(comet, projection, types);
     }
   }
 

@@ -94,23 +94,20 @@ final class SerializerCore {
     return SparkCompat.toScala(classes);
   }
 
+  /**
+   * Columnar batches of the selected columns: our vectors, or with {@code intoComet} Comet's
+   * ({@link CometBatchDecoder}).
+   */
   static RDD<ColumnarBatch> readColumnar(
-      RDD<CachedBatch> input, Seq<Attribute> cacheAttributes, Seq<Attribute> selectedAttributes) {
+      RDD<CachedBatch> input,
+      Seq<Attribute> cacheAttributes,
+      Seq<Attribute> selectedAttributes,
+      boolean intoComet) {
     List<Attribute> selected = SparkCompat.toJava(selectedAttributes);
     int[] projection = Projection.indices(SparkCompat.toJava(cacheAttributes), selected);
     return input.mapPartitionsWithIndex(
-        new PartitionFunctions.ReadColumnar(projection, typesOf(selected), cachedRddId(input)),
-        false,
-        SparkCompat.classTag(ColumnarBatch.class));
-  }
-
-  /** As {@link #readColumnar}, into Comet's vectors ({@link CometBatchDecoder}). */
-  static RDD<ColumnarBatch> readComet(
-      RDD<CachedBatch> input, Seq<Attribute> cacheAttributes, Seq<Attribute> selectedAttributes) {
-    List<Attribute> selected = SparkCompat.toJava(selectedAttributes);
-    int[] projection = Projection.indices(SparkCompat.toJava(cacheAttributes), selected);
-    return input.mapPartitionsWithIndex(
-        new PartitionFunctions.ReadComet(projection, typesOf(selected), cachedRddId(input)),
+        new PartitionFunctions.ReadColumnar(
+            projection, typesOf(selected), cachedRddId(input), intoComet),
         false,
         SparkCompat.classTag(ColumnarBatch.class));
   }

@@ -89,7 +89,7 @@ public class NativeCachedBatchSerializer extends SimpleMetricsCachedBatchSeriali
       return Fallback.DEFAULT.convertCachedBatchToColumnarBatch(
           input, cacheAttributes, selectedAttributes, conf);
     }
-    return SerializerCore.readColumnar(input, cacheAttributes, selectedAttributes);
+    return SerializerCore.readColumnar(input, cacheAttributes, selectedAttributes, false);
   }
 
   @Override
