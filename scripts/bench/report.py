@@ -63,7 +63,8 @@ def phase_list(raw, table):
 
 def samples(result, phase, key="phases"):
     """A session's runs of a phase (`key`: phases, floors, task_cpu, floor_cpu) without the
-    first run of anything run more than once (JIT warm-up). The cache build runs once."""
+    first run of anything run more than once (JIT warm-up). The cache build runs once, after a
+    discarded warm-up build of a quarter of the rows."""
     times = (result.get(key) or {}).get(phase)
     if not times:
         return []
@@ -194,8 +195,9 @@ def machine_lines(raw):
         f"- Method: each (table, mode) in a fresh Spark application, one cache alive at a time, "
         f"{c['iterations']} iterations with the mode order rotated; in every session first the "
         f"floors (the uncached compute {c.get('build_floor_reps', '?')} times, each query "
-        f"{c['reps']} times on an 8-row cache), then the build and each query {c['reps']} times; "
-        f"the first run of everything run more than once is discarded (warm-up); medians; "
+        f"{c['reps']} times on an 8-row cache), a warm-up build of a quarter of the rows, then the "
+        f"build and each query {c['reps']} times; the warm-up build and the first run of everything "
+        f"run more than once are discarded (JIT warm-up); medians; "
         f"{m['wall_minutes']} min in all")
     return lines
 

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use arrow_array::Array;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use tablecache_format::unsafe_row::to_record_batch;
 use tablecache_format::{decode, decode_fetched, write, Codec, Encoding, Format, WriteOptions};
 
 const ROWS: usize = 10_000;
@@ -84,6 +85,23 @@ fn benches(c: &mut Criterion) {
             b.iter(|| decode(black_box(&frame), None).expect("decode"))
         });
     }
+    g.finish();
+
+    // The build's row input (Spark's UnsafeRows, as the JVM hands them over): transposing
+    // them into a batch, and that plus writing the default frame, as one JNI call does.
+    let (rows, starts) = common::to_unsafe_rows(&batch);
+    let schema = batch.schema();
+    let mut g = c.benchmark_group("unsafe_rows");
+    g.throughput(Throughput::Bytes(bytes));
+    g.bench_function("transpose", |b| {
+        b.iter(|| to_record_batch(&schema, black_box(&rows), &starts).expect("transpose"))
+    });
+    g.bench_function("transpose_write", |b| {
+        b.iter(|| {
+            let batch = to_record_batch(&schema, black_box(&rows), &starts).expect("transpose");
+            write(&batch, &WriteOptions::default()).expect("write")
+        })
+    });
     g.finish();
 
     // Projected reads report throughput against the whole batch, like a query

@@ -205,13 +205,38 @@ where
 {
     let values = a.values();
     match a.nulls() {
-        None => Some((*values.iter().min()?, *values.iter().max()?)),
+        None => min_max_dense(values),
         Some(nulls) => {
             let mut valid = nulls.valid_indices().map(|i| values[i]);
             let first = valid.next()?;
             Some(valid.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v))))
         }
     }
+}
+
+/// Lanes of independent minimum and maximum chains: one chain per value waits on the previous
+/// comparison, so several in flight (and one pass for both bounds) keep the core busy.
+const LANES: usize = 8;
+
+/// The minimum and maximum of `values` in one pass.
+fn min_max_dense<N: Ord + Copy>(values: &[N]) -> Option<(N, N)> {
+    let first = *values.first()?;
+    let (mut lo, mut hi) = ([first; LANES], [first; LANES]);
+    let chunks = values.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for k in 0..LANES {
+            lo[k] = lo[k].min(chunk[k]);
+            hi[k] = hi[k].max(chunk[k]);
+        }
+    }
+    let mut lo = lo.into_iter().fold(first, N::min);
+    let mut hi = hi.into_iter().fold(first, N::max);
+    for &v in rest {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    Some((lo, hi))
 }
 
 fn int_bounds<T>(
@@ -238,22 +263,24 @@ where
     T: ArrowPrimitiveType,
 {
     let values = a.values();
-    let mut lo = f64::INFINITY;
-    let mut hi = f64::NEG_INFINITY;
-    let mut any = false;
+    let (mut lo, mut hi, mut nan) = (f64::INFINITY, f64::NEG_INFINITY, false);
     let mut visit = |v: f64| {
-        any = true;
-        if v.is_nan() {
-            *has_nan = true;
-        } else {
-            lo = lo.min(v);
-            hi = hi.max(v);
+        // f64::min and max skip a NaN operand: NaN is only recorded, never a bound here.
+        lo = lo.min(v);
+        hi = hi.max(v);
+        nan |= v.is_nan();
+    };
+    let any = match a.nulls() {
+        None => {
+            float_min_max_dense(values, &widen, &mut lo, &mut hi, &mut nan);
+            !values.is_empty()
+        }
+        Some(nulls) => {
+            nulls.valid_indices().for_each(|i| visit(widen(values[i])));
+            nulls.null_count() < values.len()
         }
     };
-    match a.nulls() {
-        None => values.iter().for_each(|&v| visit(widen(v))),
-        Some(nulls) => nulls.valid_indices().for_each(|i| visit(widen(values[i]))),
-    }
+    *has_nan |= nan;
     if !any {
         return (None, None);
     }
@@ -274,25 +301,121 @@ where
     }
 }
 
+/// [`float_bounds`] over values without nulls, in independent lanes as [`min_max_dense`].
+fn float_min_max_dense<N: Copy>(
+    values: &[N],
+    widen: &impl Fn(N) -> f64,
+    lo: &mut f64,
+    hi: &mut f64,
+    nan: &mut bool,
+) {
+    let (mut los, mut his, mut nans) = ([*lo; LANES], [*hi; LANES], [false; LANES]);
+    let chunks = values.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for k in 0..LANES {
+            let v = widen(chunk[k]);
+            los[k] = los[k].min(v);
+            his[k] = his[k].max(v);
+            nans[k] |= v.is_nan();
+        }
+    }
+    for &v in rest {
+        let v = widen(v);
+        *lo = lo.min(v);
+        *hi = hi.max(v);
+        *nan |= v.is_nan();
+    }
+    *lo = los.into_iter().fold(*lo, f64::min);
+    *hi = his.into_iter().fold(*hi, f64::max);
+    *nan |= nans.contains(&true);
+}
+
 fn string_bounds<O: OffsetSizeTrait>(
     a: &arrow_array::GenericStringArray<O>,
     limit: usize,
 ) -> (Option<Bound>, Option<Bound>) {
-    let mut lo: Option<&str> = None;
-    let mut hi: Option<&str> = None;
-    for s in a.iter().flatten() {
-        if lo.is_none_or(|l| s < l) {
-            lo = Some(s);
+    let data = a.value_data();
+    let offsets = a.value_offsets();
+    // Each value is compared by its first 8 bytes as a big-endian word first, which orders
+    // like the bytes; only a tie on that word compares the whole strings (`memcmp`).
+    let value = |i: usize| -> (u64, &[u8]) {
+        let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+        (prefix_key(data, start, end), &data[start..end])
+    };
+    let mut bounds: Option<(Keyed<'_>, Keyed<'_>)> = None;
+    let mut visit = |i: usize| {
+        let v = value(i);
+        match &mut bounds {
+            None => bounds = Some((v, v)),
+            Some((lo, hi)) => {
+                if keyed_less(v, *lo) {
+                    *lo = v;
+                }
+                if keyed_less(*hi, v) {
+                    *hi = v;
+                }
+            }
         }
-        if hi.is_none_or(|h| s > h) {
-            hi = Some(s);
-        }
+    };
+    match a.nulls() {
+        None => (0..a.len()).for_each(&mut visit),
+        Some(nulls) => nulls.valid_indices().for_each(&mut visit),
     }
+    let Some(((_, lo), (_, hi))) = bounds else {
+        return (None, None);
+    };
+    // The array's values are UTF-8 (arrow validated them), so these conversions cannot fail.
+    let (Ok(lo), Ok(hi)) = (std::str::from_utf8(lo), std::str::from_utf8(hi)) else {
+        return (None, None);
+    };
     (
-        lo.map(|l| Bound::Utf8(truncate_at_char_boundary(l, limit).to_owned())),
-        hi.and_then(|h| string_upper_bound(h, limit))
-            .map(Bound::Utf8),
+        Some(Bound::Utf8(truncate_at_char_boundary(lo, limit).to_owned())),
+        string_upper_bound(hi, limit).map(Bound::Utf8),
     )
+}
+
+/// A string with its [`prefix_key`].
+type Keyed<'a> = (u64, &'a [u8]);
+
+/// `a < b` by key first; on equal keys, strings of up to 8 bytes are their key plus their
+/// length (the shorter is less), and only longer ones compare their bytes.
+#[inline]
+fn keyed_less(a: Keyed<'_>, b: Keyed<'_>) -> bool {
+    if a.0 != b.0 {
+        a.0 < b.0
+    } else if a.1.len() <= 8 && b.1.len() <= 8 {
+        a.1.len() < b.1.len()
+    } else {
+        a.1 < b.1
+    }
+}
+
+/// The first 8 bytes of `data[start..end]` as a big-endian word, zero-padded: a greater key
+/// means a greater string, equal keys decide nothing. Reads a whole word when the buffer has
+/// one there (no short copy), masking off bytes past the value.
+#[inline]
+fn prefix_key(data: &[u8], start: usize, end: usize) -> u64 {
+    let len = end - start;
+    let word = match data.get(start..start + 8) {
+        Some(w) => {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(w);
+            u64::from_be_bytes(bytes)
+        }
+        None => {
+            let mut bytes = [0u8; 8];
+            let n = len.min(8);
+            bytes[..n].copy_from_slice(&data[start..start + n]);
+            return u64::from_be_bytes(bytes);
+        }
+    };
+    if len >= 8 {
+        word
+    } else {
+        // len < 8: keep the top `len` bytes.
+        word & !(u64::MAX >> (8 * len))
+    }
 }
 
 /// The longest prefix of `s` that is at most `limit` bytes and ends on a character boundary.
@@ -617,5 +740,163 @@ mod tests {
         let mut bad_kind = bytes.clone();
         bad_kind[4 + 16 + 1] = 9;
         assert!(decode(&bad_kind, 1, 3).is_err(), "unknown kind");
+    }
+
+    /// The bounds by the obvious method (sort the valid values), for checking the fast paths.
+    mod oracle {
+        use super::*;
+        use arrow_array::Int64Array;
+        use proptest::prelude::*;
+
+        fn long_bounds(values: &[Option<i64>]) -> (Option<Bound>, Option<Bound>) {
+            let valid: Vec<i64> = values.iter().flatten().copied().collect();
+            (
+                valid.iter().min().map(|&v| Bound::Int(v)),
+                valid.iter().max().map(|&v| Bound::Int(v)),
+            )
+        }
+
+        /// Spark's order: NaN above everything, -0.0 equal to 0.0 (stored as 0.0).
+        fn double_bounds(values: &[Option<f64>]) -> (Option<Bound>, Option<Bound>, bool) {
+            let valid: Vec<f64> = values.iter().flatten().copied().collect();
+            let nan = valid.iter().any(|v| v.is_nan());
+            let numbers: Vec<f64> = valid.iter().copied().filter(|v| !v.is_nan()).collect();
+            let norm = |v: f64| if v == 0.0 { 0.0 } else { v };
+            let lo = numbers.iter().copied().reduce(f64::min).map(norm);
+            let hi = numbers.iter().copied().reduce(f64::max).map(norm);
+            match (valid.is_empty(), nan) {
+                (true, _) => (None, None, false),
+                (false, true) => (
+                    Some(Bound::Float(lo.unwrap_or(f64::NAN))),
+                    Some(Bound::Float(f64::NAN)),
+                    true,
+                ),
+                (false, false) => (lo.map(Bound::Float), hi.map(Bound::Float), false),
+            }
+        }
+
+        fn string_bounds(
+            values: &[Option<String>],
+            limit: usize,
+        ) -> (Option<Bound>, Option<Bound>) {
+            let mut valid: Vec<&str> = values.iter().flatten().map(String::as_str).collect();
+            valid.sort_unstable();
+            (
+                valid
+                    .first()
+                    .map(|v| Bound::Utf8(truncate_at_char_boundary(v, limit).to_owned())),
+                valid
+                    .last()
+                    .and_then(|v| string_upper_bound(v, limit))
+                    .map(Bound::Utf8),
+            )
+        }
+
+        fn same_float(a: &Option<Bound>, b: &Option<Bound>) -> bool {
+            match (a, b) {
+                (Some(Bound::Float(x)), Some(Bound::Float(y))) => {
+                    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+                }
+                (None, None) => true,
+                _ => false,
+            }
+        }
+
+        fn doubles() -> impl Strategy<Value = Option<f64>> {
+            prop_oneof![
+                Just(None),
+                Just(Some(f64::NAN)),
+                Just(Some(-0.0)),
+                Just(Some(0.0)),
+                Just(Some(f64::INFINITY)),
+                Just(Some(f64::NEG_INFINITY)),
+                any::<f64>().prop_map(Some),
+                (-1000i32..1000).prop_map(|v| Some(v as f64 / 8.0)),
+            ]
+        }
+
+        /// Short strings with shared prefixes and lengths around the 8-byte comparison word,
+        /// plus multibyte characters.
+        fn strings() -> impl Strategy<Value = Option<String>> {
+            prop_oneof![
+                Just(None),
+                "(pre|prefix|prefix_0|é|\\u{0}){0,3}[a-c\\u{0}é]{0,12}".prop_map(Some),
+                any::<String>().prop_map(Some),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn long_bounds_match(values in prop::collection::vec(
+                prop_oneof![Just(None), any::<i64>().prop_map(Some), (-3i64..3).prop_map(Some)],
+                0..70,
+            )) {
+                let s = compute(&Int64Array::from(values.clone()), 0, 16).expect("stats");
+                let (lo, hi) = long_bounds(&values);
+                prop_assert_eq!(format!("{:?}", (s.lower, s.upper)), format!("{:?}", (lo, hi)));
+            }
+
+            #[test]
+            fn dense_long_bounds_match(values in prop::collection::vec(
+                prop_oneof![any::<i64>(), (-3i64..3)],
+                0..70,
+            )) {
+                // No validity buffer: the lane-parallel path.
+                let array = Int64Array::from(values.clone());
+                prop_assert!(array.nulls().is_none());
+                let s = compute(&array, 0, 16).expect("stats");
+                let values: Vec<Option<i64>> = values.into_iter().map(Some).collect();
+                let (lo, hi) = long_bounds(&values);
+                prop_assert_eq!(format!("{:?}", (s.lower, s.upper)), format!("{:?}", (lo, hi)));
+            }
+
+            #[test]
+            fn dense_double_bounds_match(values in prop::collection::vec(
+                doubles().prop_map(|v| v.unwrap_or(1.5)),
+                0..70,
+            )) {
+                let array = Float64Array::from(values.clone());
+                prop_assert!(array.nulls().is_none());
+                let s = compute(&array, 0, 16).expect("stats");
+                let values: Vec<Option<f64>> = values.into_iter().map(Some).collect();
+                let (lo, hi, nan) = double_bounds(&values);
+                prop_assert!(same_float(&s.lower, &lo), "lower {:?} vs {:?}", s.lower, lo);
+                prop_assert!(same_float(&s.upper, &hi), "upper {:?} vs {:?}", s.upper, hi);
+                prop_assert_eq!(s.has_nan, nan);
+            }
+
+            #[test]
+            fn double_bounds_match(values in prop::collection::vec(doubles(), 0..70)) {
+                let s = compute(&Float64Array::from(values.clone()), 0, 16).expect("stats");
+                let (lo, hi, nan) = double_bounds(&values);
+                prop_assert!(same_float(&s.lower, &lo), "lower {:?} vs {:?}", s.lower, lo);
+                prop_assert!(same_float(&s.upper, &hi), "upper {:?} vs {:?}", s.upper, hi);
+                prop_assert_eq!(s.has_nan, nan);
+            }
+
+            #[test]
+            fn string_bounds_match(
+                values in prop::collection::vec(strings(), 0..40),
+                limit in 1usize..24,
+            ) {
+                let s = compute(&StringArray::from(values.clone()), 0, limit).expect("stats");
+                let (lo, hi) = string_bounds(&values, limit);
+                prop_assert_eq!(format!("{:?}", (s.lower, s.upper)), format!("{:?}", (lo, hi)));
+            }
+
+            #[test]
+            fn sliced_string_bounds_match(
+                values in prop::collection::vec(strings(), 1..40),
+                start in 0usize..40,
+            ) {
+                // A slice starts its values mid-buffer: the prefix word must stay inside it.
+                let start = start % values.len();
+                let array = StringArray::from(values.clone());
+                let sliced = array.slice(start, values.len() - start);
+                let s = compute(&sliced, 0, 64).expect("stats");
+                let (lo, hi) = string_bounds(&values[start..], 64);
+                prop_assert_eq!(format!("{:?}", (s.lower, s.upper)), format!("{:?}", (lo, hi)));
+            }
+        }
     }
 }

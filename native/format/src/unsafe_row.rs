@@ -10,10 +10,14 @@
 //! Every offset and size is checked against its row: malformed rows are an
 //! [`Error::InvalidArgument`], never a panic or an out-of-bounds read.
 
-use arrow_array::{make_array, ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow_buffer::{Buffer, MutableBuffer};
+use arrow_array::{
+    make_array, ArrayRef, BinaryArray, RecordBatch, RecordBatchOptions, StringArray,
+};
+use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayDataBuilder;
 use arrow_schema::{DataType, IntervalUnit, SchemaRef, TimeUnit};
+use std::ops::Range;
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 
@@ -72,6 +76,9 @@ struct Rows<'a> {
     starts: Vec<usize>,
     bitset_len: usize,
     fixed_len: usize,
+    /// The null bitsets of all rows OR-ed together: a field whose bit is clear here has no
+    /// nulls in the batch, and its column skips the validity work.
+    null_union: Vec<u64>,
 }
 
 impl<'a> Rows<'a> {
@@ -99,11 +106,18 @@ impl<'a> Rows<'a> {
             }
             checked.push(s);
         }
+        let mut null_union = vec![0u64; bitset_len / 8];
+        for row in checked.windows(2) {
+            for (w, union) in null_union.iter_mut().enumerate() {
+                *union |= word(&data[row[0]..row[1]], w * 8);
+            }
+        }
         Ok(Rows {
             data,
             starts: checked,
             bitset_len,
             fixed_len,
+            null_union,
         })
     }
 
@@ -111,74 +125,62 @@ impl<'a> Rows<'a> {
         self.starts.len().saturating_sub(1)
     }
 
-    /// The little-endian word at byte `at` of row `i`'s fixed part (`at + 8 <= fixed_len`).
+    /// Row `i`'s bytes (at least `fixed_len` of them, checked by [`Rows::new`]).
     #[inline]
-    fn word(&self, i: usize, at: usize) -> u64 {
-        let s = self.starts[i] + at;
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(&self.data[s..s + 8]);
-        u64::from_le_bytes(bytes)
+    fn row(&self, i: usize) -> &'a [u8] {
+        &self.data[self.starts[i]..self.starts[i + 1]]
     }
 
-    /// The variable-length bytes a slot word points at, checked against row `i`.
-    fn var_bytes(&self, i: usize, field: usize, word: u64) -> Result<&'a [u8]> {
+    /// The variable-length bytes a slot word points at, checked against row `i` (`row`).
+    fn var_bytes(&self, i: usize, field: usize, row: &'a [u8], word: u64) -> Result<&'a [u8]> {
+        let (offset, size) = self.var_range(i, field, row, word)?;
+        Ok(&row[offset..offset + size])
+    }
+
+    /// The (offset, size) a slot word points at, checked to lie in row `i`'s variable region.
+    fn var_range(&self, i: usize, field: usize, row: &[u8], word: u64) -> Result<(usize, usize)> {
         let (offset, size) = ((word >> 32) as usize, (word & 0xffff_ffff) as usize);
-        let (row_start, row_end) = (self.starts[i], self.starts[i + 1]);
-        let row_len = row_end - row_start;
         match offset.checked_add(size) {
-            Some(end) if offset >= self.fixed_len && end <= row_len => {
-                Ok(&self.data[row_start + offset..row_start + end])
-            }
+            Some(end) if offset >= self.fixed_len && end <= row.len() => Ok((offset, size)),
             _ => Err(Error::InvalidArgument(format!(
                 "row {i}, field {field}: {size} bytes at offset {offset} are outside the \
-                 row's variable region {}..{row_len}",
-                self.fixed_len
+                 row's variable region {}..{}",
+                self.fixed_len,
+                row.len()
             ))),
         }
     }
 }
 
-/// Where one field sits in every row.
-#[derive(Clone, Copy)]
-struct FieldAt {
-    null_word: usize,
-    null_mask: u64,
-    slot: usize,
-}
-
-impl FieldAt {
-    fn new(rows: &Rows<'_>, index: usize) -> Self {
-        FieldAt {
-            null_word: (index / 64) * 8,
-            null_mask: 1u64 << (index % 64),
-            slot: rows.bitset_len + index * 8,
-        }
+/// Appends the `len` bytes at `row[offset..]` (already checked to be inside the row) to
+/// `bytes`. Spark pads each variable-length value to whole 8-byte words, so a value of up to 16
+/// bytes is copied as one or two words, which compile to plain moves where `extend_from_slice`
+/// of a short slice calls `memmove`; the padding past `len` is truncated away.
+#[inline]
+fn append_padded(bytes: &mut Vec<u8>, row: &[u8], offset: usize, len: usize) {
+    let old = bytes.len();
+    if len <= 8 && offset + 8 <= row.len() {
+        bytes.extend_from_slice(&word(row, offset).to_le_bytes());
+    } else if len <= 16 && offset + 16 <= row.len() {
+        bytes.extend_from_slice(&word(row, offset).to_le_bytes());
+        bytes.extend_from_slice(&word(row, offset + 8).to_le_bytes());
+    } else {
+        bytes.extend_from_slice(&row[offset..offset + len]);
     }
+    bytes.truncate(old + len);
 }
 
-/// A validity bitmap under construction (bit set: valid).
-struct Validity {
-    bits: Vec<u8>,
-    nulls: usize,
+/// The little-endian word at byte `at` of a row's fixed part (`at + 8 <= fixed_len`).
+#[inline]
+fn word(row: &[u8], at: usize) -> u64 {
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&row[at..at + 8]);
+    u64::from_le_bytes(bytes)
 }
 
-impl Validity {
-    fn new(n: usize) -> Self {
-        Validity {
-            bits: vec![0; n.div_ceil(8)],
-            nulls: 0,
-        }
-    }
-
-    /// Records row `i`; returns whether it is null.
-    #[inline]
-    fn record(&mut self, rows: &Rows<'_>, f: FieldAt, i: usize) -> bool {
-        let null = rows.word(i, f.null_word) & f.null_mask != 0;
-        self.bits[i / 8] |= u8::from(!null) << (i % 8);
-        self.nulls += usize::from(null);
-        null
-    }
-}
+/// Bytes of rows transposed together: small enough that a block's rows stay in L1 cache while
+/// every column reads them.
+const BLOCK_BYTES: usize = 16 * 1024;
 
 /// Transposes `UnsafeRow`s of `schema` into a record batch. Row `i` is
 /// `data[starts[i]..starts[i + 1]]`, so `starts` holds one entry more than there are rows.
@@ -207,12 +209,25 @@ pub fn to_record_batch(schema: &SchemaRef, data: &[u8], starts: &[i64]) -> Resul
         })
         .collect::<Result<Vec<_>>>()?;
     let rows = Rows::new(data, starts, kinds.len())?;
-    let columns = schema
+    let mut sinks = schema
         .fields()
         .iter()
         .zip(kinds)
         .enumerate()
-        .map(|(i, (f, kind))| column(&rows, i, f.data_type(), kind))
+        .map(|(i, (f, kind))| ColumnSink::new(&rows, i, f.data_type(), kind))
+        .collect::<Vec<_>>();
+    // Column by column within blocks of rows: a block's row bytes stay in cache while every
+    // column reads them (a pass per column over the whole batch re-read it from memory).
+    let row_block = (BLOCK_BYTES / (data.len() / rows.len().max(1)).max(1)).clamp(16, 1024);
+    for start in (0..rows.len()).step_by(row_block) {
+        let block = start..rows.len().min(start + row_block);
+        for sink in &mut sinks {
+            sink.push_block(&rows, block.clone())?;
+        }
+    }
+    let columns = sinks
+        .into_iter()
+        .map(|sink| sink.finish(rows.len()))
         .collect::<Result<Vec<ArrayRef>>>()?;
     RecordBatch::try_new_with_options(
         schema.clone(),
@@ -222,88 +237,184 @@ pub fn to_record_batch(schema: &SchemaRef, data: &[u8], starts: &[i64]) -> Resul
     .map_err(|e| Error::SchemaMismatch(e.to_string()))
 }
 
-fn column(rows: &Rows<'_>, field: usize, data_type: &DataType, kind: SlotKind) -> Result<ArrayRef> {
-    let n = rows.len();
-    let f = FieldAt::new(rows, field);
-    let mut validity = Validity::new(n);
-    let mut builder = ArrayDataBuilder::new(data_type.clone()).len(n);
-    match kind {
-        SlotKind::Null => validity.nulls = n,
-        SlotKind::Fixed(1) => builder = builder.add_buffer(fixed::<1>(rows, f, &mut validity)),
-        SlotKind::Fixed(2) => builder = builder.add_buffer(fixed::<2>(rows, f, &mut validity)),
-        SlotKind::Fixed(4) => builder = builder.add_buffer(fixed::<4>(rows, f, &mut validity)),
-        SlotKind::Fixed(_) => builder = builder.add_buffer(fixed::<8>(rows, f, &mut validity)),
-        SlotKind::Bool => {
-            let mut values = vec![0u8; n.div_ceil(8)];
-            for i in 0..n {
-                let null = validity.record(rows, f, i);
-                let set = !null && rows.word(i, f.slot) & 0xff != 0;
-                values[i / 8] |= u8::from(set) << (i % 8);
-            }
-            builder = builder.add_buffer(Buffer::from_vec(values));
-        }
-        SlotKind::CompactDecimal => {
-            let mut values = vec![0i128; n];
-            for (i, v) in values.iter_mut().enumerate() {
-                let word = rows.word(i, f.slot);
-                // A null's slot is zeroed by Spark, but its value must not depend on that.
-                if !validity.record(rows, f, i) {
-                    *v = word as i64 as i128;
-                }
-            }
-            builder = builder.add_buffer(Buffer::from_vec(values));
-        }
-        SlotKind::WideDecimal => {
-            let mut values = vec![0i128; n];
-            for (i, v) in values.iter_mut().enumerate() {
-                if !validity.record(rows, f, i) {
-                    let bytes = rows.var_bytes(i, field, rows.word(i, f.slot))?;
-                    *v = big_endian_i128(bytes, i, field)?;
-                }
-            }
-            builder = builder.add_buffer(Buffer::from_vec(values));
-        }
-        SlotKind::Bytes => {
-            let mut offsets = Vec::with_capacity(n + 1);
-            let mut bytes = Vec::new();
-            offsets.push(0i32);
-            for i in 0..n {
-                if !validity.record(rows, f, i) {
-                    bytes.extend_from_slice(rows.var_bytes(i, field, rows.word(i, f.slot))?);
-                }
-                offsets.push(i32::try_from(bytes.len()).map_err(|_| {
-                    Error::InvalidArgument(format!(
-                        "field {field}: over 2 GiB of bytes in one batch (Arrow's 32-bit offsets)"
-                    ))
-                })?);
-            }
-            builder = builder
-                .add_buffer(Buffer::from_vec(offsets))
-                .add_buffer(Buffer::from_vec(bytes));
-        }
-    }
-    if validity.nulls > 0 && !matches!(kind, SlotKind::Null) {
-        builder = builder
-            .null_bit_buffer(Some(Buffer::from_vec(validity.bits)))
-            .null_count(validity.nulls);
-    }
-    let data = builder.build().map_err(|source| Error::InvalidData {
-        what: format!("UnsafeRow column {field}"),
-        source,
-    })?;
-    Ok(make_array(data))
+/// One column under construction: where its field sits in every row, and what it has read.
+struct ColumnSink {
+    field: usize,
+    data_type: DataType,
+    /// Byte offset of the field's null word in the row.
+    null_word: usize,
+    null_mask: u64,
+    /// Byte offset of the field's slot in the row.
+    slot: usize,
+    values: Values,
+    /// The validity bitmap, started at the column's first null: most columns have none, and
+    /// they then pay one predictable branch per value.
+    validity: Option<BooleanBufferBuilder>,
 }
 
-/// The low `W` bytes of every row's slot, little-endian as Arrow stores them.
-fn fixed<const W: usize>(rows: &Rows<'_>, f: FieldAt, validity: &mut Validity) -> Buffer {
-    // MutableBuffer: aligned for any element width, as Arrow requires.
-    let mut values = MutableBuffer::from_len_zeroed(rows.len() * W);
-    for (i, out) in values.as_slice_mut().chunks_exact_mut(W).enumerate() {
-        validity.record(rows, f, i);
-        // A null's slot is zeroed by Spark; copying it keeps the loop branch-free.
-        out.copy_from_slice(&rows.word(i, f.slot).to_le_bytes()[..W]);
+/// A column's values so far, one variant per [`SlotKind`].
+enum Values {
+    W1(Vec<u8>),
+    W2(Vec<u16>),
+    W4(Vec<u32>),
+    W8(Vec<u64>),
+    Bool(BooleanBufferBuilder),
+    Decimal(Vec<i128>),
+    WideDecimal(Vec<i128>),
+    Bytes { offsets: Vec<i32>, bytes: Vec<u8> },
+    Null,
+}
+
+impl ColumnSink {
+    fn new(rows: &Rows<'_>, field: usize, data_type: &DataType, kind: SlotKind) -> Self {
+        let n = rows.len();
+        let values = match kind {
+            SlotKind::Fixed(1) => Values::W1(Vec::with_capacity(n)),
+            SlotKind::Fixed(2) => Values::W2(Vec::with_capacity(n)),
+            SlotKind::Fixed(4) => Values::W4(Vec::with_capacity(n)),
+            SlotKind::Fixed(_) => Values::W8(Vec::with_capacity(n)),
+            SlotKind::Bool => Values::Bool(BooleanBufferBuilder::new(n)),
+            SlotKind::CompactDecimal => Values::Decimal(Vec::with_capacity(n)),
+            SlotKind::WideDecimal => Values::WideDecimal(Vec::with_capacity(n)),
+            SlotKind::Bytes => {
+                let mut offsets = Vec::with_capacity(n + 1);
+                offsets.push(0);
+                Values::Bytes {
+                    offsets,
+                    bytes: Vec::new(),
+                }
+            }
+            SlotKind::Null => Values::Null,
+        };
+        ColumnSink {
+            field,
+            data_type: data_type.clone(),
+            null_word: (field / 64) * 8,
+            null_mask: 1u64 << (field % 64),
+            slot: rows.bitset_len + field * 8,
+            values,
+            validity: None,
+        }
     }
-    values.into()
+
+    /// Reads the field from the rows `block`: one tight loop per column and block, so the
+    /// block's rows stay in cache across the columns and no value pays a dispatch.
+    fn push_block(&mut self, rows: &Rows<'_>, block: Range<usize>) -> Result<()> {
+        let has_nulls = rows.null_union[self.null_word / 8] & self.null_mask != 0;
+        let (null_word, null_mask, slot) = (self.null_word, self.null_mask, self.slot);
+        let row = |i: usize| rows.row(i);
+        let data = rows.data;
+        let starts = &rows.starts[block.clone()];
+        // Every row holds its fixed part (Rows::new), so these reads stay inside their row.
+        let is_null =
+            |i: usize| has_nulls && word(data, rows.starts[i] + null_word) & null_mask != 0;
+        if has_nulls {
+            let validity = self
+                .validity
+                .get_or_insert_with(|| BooleanBufferBuilder::new(rows.len()));
+            for i in block.clone() {
+                validity.append(!is_null(i));
+            }
+        }
+        // A null's slot is zeroed by Spark: copying it keeps the fixed-width loops branch-free.
+        let slots = starts.iter().map(|&start| word(data, start + slot));
+        match &mut self.values {
+            Values::W1(v) => v.extend(slots.map(|w| w as u8)),
+            Values::W2(v) => v.extend(slots.map(|w| w as u16)),
+            Values::W4(v) => v.extend(slots.map(|w| w as u32)),
+            Values::W8(v) => v.extend(slots),
+            Values::Bool(v) => {
+                for i in block {
+                    v.append(!is_null(i) && word(row(i), slot) & 0xff != 0);
+                }
+            }
+            Values::Decimal(v) => v.extend(block.map(|i| {
+                if is_null(i) {
+                    0
+                } else {
+                    word(row(i), slot) as i64 as i128
+                }
+            })),
+            Values::WideDecimal(v) => {
+                for i in block {
+                    v.push(if is_null(i) {
+                        0
+                    } else {
+                        let bytes = rows.var_bytes(i, self.field, row(i), word(row(i), slot))?;
+                        big_endian_i128(bytes, i, self.field)?
+                    });
+                }
+            }
+            Values::Bytes { offsets, bytes } => {
+                let first_block = block.start == 0;
+                let block_rows = block.len();
+                for i in block {
+                    if !is_null(i) {
+                        let r = row(i);
+                        let (offset, len) = rows.var_range(i, self.field, r, word(r, slot))?;
+                        append_padded(bytes, r, offset, len);
+                    }
+                    offsets.push(i32::try_from(bytes.len()).map_err(|_| {
+                        Error::InvalidArgument(format!(
+                            "field {}: over 2 GiB of bytes in one batch (Arrow's 32-bit offsets)",
+                            self.field
+                        ))
+                    })?);
+                }
+                if first_block && block_rows < rows.len() {
+                    // Size the rest from the first block: growing by doubling re-copied the
+                    // bytes (realloc) about as often as it appended them.
+                    let expected = bytes.len() / block_rows * (rows.len() - block_rows);
+                    bytes.reserve(expected + expected / 8);
+                }
+            }
+            Values::Null => {}
+        }
+        Ok(())
+    }
+
+    fn finish(self, n: usize) -> Result<ArrayRef> {
+        let invalid = |source| Error::InvalidData {
+            what: format!("UnsafeRow column {}", self.field),
+            source,
+        };
+        let nulls = |validity: Option<BooleanBufferBuilder>| {
+            validity.map(|mut v| NullBuffer::new(v.finish()))
+        };
+        let buffer = match self.values {
+            Values::Bytes { offsets, bytes } => {
+                // The offsets are monotonic by construction. Strings are checked as UTF-8 once
+                // over the whole buffer plus a char boundary per offset (arrow's try_new), not
+                // value by value as a full ArrayData validation does.
+                let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
+                let values = Buffer::from_vec(bytes);
+                let nulls = nulls(self.validity);
+                return Ok(match self.data_type {
+                    DataType::Utf8 => {
+                        Arc::new(StringArray::try_new(offsets, values, nulls).map_err(invalid)?)
+                            as ArrayRef
+                    }
+                    _ => Arc::new(BinaryArray::try_new(offsets, values, nulls).map_err(invalid)?),
+                });
+            }
+            // Spark's NullType maps to Arrow's Null array, which has no buffers at all.
+            Values::Null => {
+                let data = ArrayDataBuilder::new(self.data_type).len(n).build();
+                return Ok(make_array(data.map_err(invalid)?));
+            }
+            Values::W1(v) => Buffer::from_vec(v),
+            Values::W2(v) => Buffer::from_vec(v),
+            Values::W4(v) => Buffer::from_vec(v),
+            Values::W8(v) => Buffer::from_vec(v),
+            Values::Bool(mut v) => v.finish().into_inner(),
+            Values::Decimal(v) | Values::WideDecimal(v) => Buffer::from_vec(v),
+        };
+        let builder = ArrayDataBuilder::new(self.data_type)
+            .len(n)
+            .add_buffer(buffer)
+            .nulls(nulls(self.validity));
+        Ok(make_array(builder.build().map_err(invalid)?))
+    }
 }
 
 /// A wide decimal's unscaled value: Java's `BigInteger.toByteArray()`, 1 to 16 bytes.
@@ -437,6 +548,90 @@ mod tests {
         assert_eq!(w.value(2), i128::from(u64::MAX) * 1000);
         let c = batch.column(5).as_primitive::<Decimal128Type>();
         assert_eq!((c.value(0), c.is_null(1), c.value(2)), (-250, true, 99));
+    }
+
+    /// A row of `schema()`; `None` is a null.
+    type RowValues = (
+        Option<i64>,
+        Option<i32>,
+        Option<bool>,
+        Option<String>,
+        Option<i128>,
+        Option<i64>,
+    );
+
+    fn row_values() -> impl proptest::strategy::Strategy<Value = RowValues> {
+        use proptest::prelude::*;
+        (
+            proptest::option::weighted(0.9, any::<i64>()),
+            proptest::option::weighted(0.9, any::<i32>()),
+            proptest::option::weighted(0.9, any::<bool>()),
+            // Around the 8- and 16-byte word copies, and multibyte characters.
+            proptest::option::weighted(0.9, "[a-zé✓]{0,20}"),
+            proptest::option::weighted(0.9, -(10i128.pow(37))..10i128.pow(37)),
+            proptest::option::weighted(0.9, -999_999_999i64..999_999_999),
+        )
+    }
+
+    fn encode(r: &RowValues) -> Vec<u8> {
+        let or_null = |v: Option<V>| v.unwrap_or(V::Null);
+        unsafe_row(&[
+            or_null(r.0.map(V::Long)),
+            or_null(r.1.map(V::Int)),
+            or_null(r.2.map(V::Bool)),
+            or_null(r.3.clone().map(|s| V::Bytes(s.into_bytes()))),
+            or_null(r.4.map(V::Wide)),
+            or_null(r.5.map(V::Long)),
+        ])
+    }
+
+    proptest::proptest! {
+        /// Batches of up to 3 blocks of rows (nulls starting anywhere) transpose to the
+        /// arrays built value by value; with `unpadded`, each row's last string is not padded
+        /// to a whole word, so the word-wise string copy must fall back inside the row.
+        #[test]
+        fn transposes_like_value_by_value(
+            values in proptest::collection::vec(row_values(), 0..300),
+            unpadded in proptest::bool::ANY,
+        ) {
+            let rows: Vec<Vec<u8>> = values
+                .iter()
+                .map(|r| {
+                    let mut row = encode(r);
+                    if unpadded {
+                        if let Some(s) = &r.3 {
+                            if !s.is_empty() && r.4.is_none() {
+                                row.truncate(row.len() - (8 - s.len() % 8) % 8);
+                            }
+                        }
+                    }
+                    row
+                })
+                .collect();
+            let (data, starts) = pack(&rows);
+            let batch = to_record_batch(&schema(), &data, &starts).expect("valid rows");
+            let expected: Vec<ArrayRef> = vec![
+                Arc::new(arrow_array::Int64Array::from_iter(values.iter().map(|r| r.0))),
+                Arc::new(arrow_array::Int32Array::from_iter(values.iter().map(|r| r.1))),
+                Arc::new(arrow_array::BooleanArray::from_iter(values.iter().map(|r| r.2))),
+                Arc::new(StringArray::from_iter(values.iter().map(|r| r.3.clone()))),
+                Arc::new(
+                    arrow_array::Decimal128Array::from_iter(values.iter().map(|r| r.4))
+                        .with_precision_and_scale(38, 2)
+                        .expect("decimal type"),
+                ),
+                Arc::new(
+                    arrow_array::Decimal128Array::from_iter(
+                        values.iter().map(|r| r.5.map(i128::from)),
+                    )
+                    .with_precision_and_scale(10, 2)
+                    .expect("decimal type"),
+                ),
+            ];
+            for (i, e) in expected.iter().enumerate() {
+                proptest::prop_assert_eq!(batch.column(i).as_ref(), e.as_ref(), "column {}", i);
+            }
+        }
     }
 
     #[test]

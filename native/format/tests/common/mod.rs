@@ -390,3 +390,52 @@ pub fn assert_batches_equal(left: &RecordBatch, right: &RecordBatch) {
         assert_eq!(l.to_data(), r.to_data(), "column {i} differs");
     }
 }
+
+/// `batch`'s rows as Spark `UnsafeRow`s, packed back to back the way the JVM hands them to
+/// `unsafe_row::to_record_batch`: (bytes, starts with one entry past the last row). Only the
+/// bench batch's types (longs, doubles, strings) are written.
+pub fn to_unsafe_rows(batch: &RecordBatch) -> (Vec<u8>, Vec<i64>) {
+    let fields = batch.num_columns();
+    let fixed = fields.div_ceil(64) * 8 + fields * 8;
+    let mut data = Vec::new();
+    let mut starts = vec![0i64];
+    for row in 0..batch.num_rows() {
+        let start = data.len();
+        data.resize(start + fixed, 0);
+        for (f, column) in batch.columns().iter().enumerate() {
+            let slot = start + fields.div_ceil(64) * 8 + f * 8;
+            if column.is_null(row) {
+                data[start + (f / 64) * 8 + (f % 64) / 8] |= 1 << (f % 8);
+                continue;
+            }
+            let word = match column.data_type() {
+                DataType::Int64 => column
+                    .as_any()
+                    .downcast_ref::<Int64Array>()
+                    .unwrap()
+                    .value(row) as u64,
+                DataType::Float64 => column
+                    .as_any()
+                    .downcast_ref::<Float64Array>()
+                    .unwrap()
+                    .value(row)
+                    .to_bits(),
+                DataType::Utf8 => {
+                    let s = column
+                        .as_any()
+                        .downcast_ref::<StringArray>()
+                        .unwrap()
+                        .value(row);
+                    let offset = data.len() - start;
+                    data.extend_from_slice(s.as_bytes());
+                    data.resize(data.len() + (8 - s.len() % 8) % 8, 0);
+                    ((offset as u64) << 32) | s.len() as u64
+                }
+                other => panic!("to_unsafe_rows: no writer for {other}"),
+            };
+            data[slot..slot + 8].copy_from_slice(&word.to_le_bytes());
+        }
+        starts.push(data.len() as i64);
+    }
+    (data, starts)
+}
