@@ -331,40 +331,47 @@ fn float_min_max_dense<N: Copy>(
     *nan |= nans.contains(&true);
 }
 
-fn string_bounds<O: OffsetSizeTrait>(
-    a: &arrow_array::GenericStringArray<O>,
+fn string_bounds<'a, O: OffsetSizeTrait>(
+    a: &'a arrow_array::GenericStringArray<O>,
     limit: usize,
 ) -> (Option<Bound>, Option<Bound>) {
     let data = a.value_data();
     let offsets = a.value_offsets();
     // Each value is compared by its first 8 bytes as a big-endian word first, which orders
     // like the bytes; only a tie on that word compares the whole strings (`memcmp`).
-    let value = |i: usize| -> (u64, &[u8]) {
-        let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
-        (prefix_key(data, start, end), &data[start..end])
+    let value = |i: usize| keyed(data, offsets, i);
+    // Seeded with the first valid value, then one plain loop (a closure called per value was
+    // not inlined, and the call cost more than the comparisons).
+    let mut valid = a.nulls().map(|n| n.valid_indices());
+    let first = match &mut valid {
+        None => (!a.is_empty()).then_some(0),
+        Some(indices) => indices.next(),
     };
-    let mut bounds: Option<(Keyed<'_>, Keyed<'_>)> = None;
-    let mut visit = |i: usize| {
-        let v = value(i);
-        match &mut bounds {
-            None => bounds = Some((v, v)),
-            Some((lo, hi)) => {
-                if keyed_less(v, *lo) {
-                    *lo = v;
-                }
-                if keyed_less(*hi, v) {
-                    *hi = v;
-                }
-            }
-        }
-    };
-    match a.nulls() {
-        None => (0..a.len()).for_each(&mut visit),
-        Some(nulls) => nulls.valid_indices().for_each(&mut visit),
-    }
-    let Some(((_, lo), (_, hi))) = bounds else {
+    let Some(first) = first else {
         return (None, None);
     };
+    let (mut lo, mut hi) = (value(first), value(first));
+    let mut visit = |v: Keyed<'a>| {
+        if keyed_less(v, lo) {
+            lo = v;
+        }
+        if keyed_less(hi, v) {
+            hi = v;
+        }
+    };
+    match valid {
+        None => {
+            for i in 1..a.len() {
+                visit(value(i));
+            }
+        }
+        Some(indices) => {
+            for i in indices {
+                visit(value(i));
+            }
+        }
+    }
+    let ((_, lo), (_, hi)) = (lo, hi);
     // The array's values are UTF-8 (arrow validated them), so these conversions cannot fail.
     let (Ok(lo), Ok(hi)) = (std::str::from_utf8(lo), std::str::from_utf8(hi)) else {
         return (None, None);
@@ -378,9 +385,16 @@ fn string_bounds<O: OffsetSizeTrait>(
 /// A string with its [`prefix_key`].
 type Keyed<'a> = (u64, &'a [u8]);
 
+/// Value `i` of a string array's `data` and `offsets`, keyed.
+#[inline(always)]
+fn keyed<'a, O: OffsetSizeTrait>(data: &'a [u8], offsets: &[O], i: usize) -> Keyed<'a> {
+    let (start, end) = (offsets[i].as_usize(), offsets[i + 1].as_usize());
+    (prefix_key(data, start, end), &data[start..end])
+}
+
 /// `a < b` by key first; on equal keys, strings of up to 8 bytes are their key plus their
 /// length (the shorter is less), and only longer ones compare their bytes.
-#[inline]
+#[inline(always)]
 fn keyed_less(a: Keyed<'_>, b: Keyed<'_>) -> bool {
     if a.0 != b.0 {
         a.0 < b.0
@@ -394,7 +408,7 @@ fn keyed_less(a: Keyed<'_>, b: Keyed<'_>) -> bool {
 /// The first 8 bytes of `data[start..end]` as a big-endian word, zero-padded: a greater key
 /// means a greater string, equal keys decide nothing. Reads a whole word when the buffer has
 /// one there (no short copy), masking off bytes past the value.
-#[inline]
+#[inline(always)]
 fn prefix_key(data: &[u8], start: usize, end: usize) -> u64 {
     let len = end - start;
     let word = match data.get(start..start + 8) {
