@@ -247,8 +247,8 @@ struct ColumnSink {
     /// Byte offset of the field's slot in the row.
     slot: usize,
     values: Values,
-    /// The validity bitmap, started at the column's first null: most columns have none, and
-    /// they then pay one predictable branch per value.
+    /// The validity bitmap, only for a column with a null somewhere in the batch (`null_union`):
+    /// the others skip the validity work.
     validity: Option<BooleanBufferBuilder>,
 }
 
