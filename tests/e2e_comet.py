@@ -241,6 +241,24 @@ def main():
         check("default again once unset", "TableCacheCometScan" in executed_plan(on))
         flat.unpersist(blocking=True)
 
+        # Spark strings that are not UTF-8: Comet's native operators take only UTF-8, so our
+        # zero-copy read refuses them with an error saying so; Spark's operators read them.
+        raw = spark.sql("SELECT id, CASE WHEN id % 100 = 7 THEN CAST(unhex('FF41') AS STRING)"
+                        " ELSE CAST(id AS STRING) END AS s FROM range(0, 2000, 1, 2)")
+        q = "SELECT id, hex(CAST(s AS BINARY)) AS h FROM t WHERE id % 50 = 7"
+        raw.createOrReplaceTempView("t")
+        want = rows(spark.sql(q))
+        raw.cache().createOrReplaceTempView("t")
+        try:
+            rows(spark.sql(q))
+            check("raw strings: Comet's read refuses them", False, "no error")
+        except Exception as e:  # Py4JJavaError
+            check("raw strings: Comet's read refuses them", "not UTF-8" in str(e), str(e)[:500])
+        spark.conf.set("spark.comet.convert.inMemoryCache.enabled", "false")
+        check("raw strings: Spark's operators read them", rows(spark.sql(q)) == want)
+        spark.conf.unset("spark.comet.convert.inMemoryCache.enabled")
+        raw.unpersist(blocking=True)
+
         # Empty partitions and an empty cache.
         empty = spark.read.parquet(os.path.join(work, "flat")).where("id < 0")
         empty.cache()

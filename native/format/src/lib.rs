@@ -22,6 +22,7 @@ mod error;
 mod frame;
 pub mod layout;
 mod legacy;
+pub mod raw_strings;
 mod read;
 pub mod schema;
 pub mod schema_bounds;

@@ -10,9 +10,7 @@
 //! Every offset and size is checked against its row: malformed rows are an
 //! [`Error::InvalidArgument`], never a panic or an out-of-bounds read.
 
-use arrow_array::{
-    make_array, ArrayRef, BinaryArray, RecordBatch, RecordBatchOptions, StringArray,
-};
+use arrow_array::{make_array, ArrayRef, BinaryArray, RecordBatch};
 use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayDataBuilder;
 use arrow_schema::{DataType, IntervalUnit, SchemaRef, TimeUnit};
@@ -20,6 +18,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::raw_strings;
 
 /// Whether every field of `schema` has a type whose `UnsafeRow` form this module reads.
 pub fn supports(schema: &SchemaRef) -> bool {
@@ -187,8 +186,8 @@ const BLOCK_BYTES: usize = 16 * 1024;
 ///
 /// Errors: [`Error::UnsupportedType`] for a field type outside [`supports`];
 /// [`Error::InvalidArgument`] for rows that do not fit the schema (too short, an offset outside
-/// its row, a wide decimal over 16 bytes); strings are validated as UTF-8, as arrays from Arrow
-/// Java are, and fail as [`Error::InvalidData`].
+/// its row, a wide decimal over 16 bytes). A string column whose bytes are not UTF-8 comes out
+/// as `Binary`, and so does its field in the batch's schema ([`crate::raw_strings`]).
 pub fn to_record_batch(schema: &SchemaRef, data: &[u8], starts: &[i64]) -> Result<RecordBatch> {
     if starts.is_empty() {
         return Err(Error::InvalidArgument(
@@ -229,12 +228,7 @@ pub fn to_record_batch(schema: &SchemaRef, data: &[u8], starts: &[i64]) -> Resul
         .into_iter()
         .map(|sink| sink.finish(rows.len()))
         .collect::<Result<Vec<ArrayRef>>>()?;
-    RecordBatch::try_new_with_options(
-        schema.clone(),
-        columns,
-        &RecordBatchOptions::new().with_row_count(Some(rows.len())),
-    )
-    .map_err(|e| Error::SchemaMismatch(e.to_string()))
+    raw_strings::batch_of(schema, columns, rows.len())
 }
 
 /// One column under construction: where its field sits in every row, and what it has read.
@@ -384,17 +378,16 @@ impl ColumnSink {
         let buffer = match self.values {
             Values::Bytes { offsets, bytes } => {
                 // The offsets are monotonic by construction. Strings are checked as UTF-8 once
-                // over the whole buffer plus a char boundary per offset (arrow's try_new), not
-                // value by value as a full ArrayData validation does.
+                // over the whole buffer plus a char boundary per offset, not value by value as a
+                // full ArrayData validation does; Spark strings that are not UTF-8 stay binary.
                 let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
                 let values = Buffer::from_vec(bytes);
                 let nulls = nulls(self.validity);
+                let binary: ArrayRef =
+                    Arc::new(BinaryArray::try_new(offsets, values, nulls).map_err(invalid)?);
                 return Ok(match self.data_type {
-                    DataType::Utf8 => {
-                        Arc::new(StringArray::try_new(offsets, values, nulls).map_err(invalid)?)
-                            as ArrayRef
-                    }
-                    _ => Arc::new(BinaryArray::try_new(offsets, values, nulls).map_err(invalid)?),
+                    DataType::Utf8 => raw_strings::utf8_or_binary(binary, &DataType::Utf8),
+                    _ => binary,
                 });
             }
             // Spark's NullType maps to Arrow's Null array, which has no buffers at all.
@@ -436,7 +429,7 @@ mod tests {
     use super::*;
     use arrow_array::cast::AsArray;
     use arrow_array::types::{Decimal128Type, Int32Type, Int64Type};
-    use arrow_array::Array;
+    use arrow_array::{Array, StringArray};
     use arrow_schema::{Field, Schema};
     use std::sync::Arc;
 
@@ -508,6 +501,56 @@ mod tests {
             Field::new("w", DataType::Decimal128(38, 2), true),
             Field::new("c", DataType::Decimal128(10, 2), true),
         ]))
+    }
+
+    /// Spark strings need not be UTF-8 (`CAST(binary AS STRING)`): such a column is written as
+    /// binary with its exact bytes, no bounds, and its frame's schema says so.
+    #[test]
+    fn strings_that_are_not_utf8_are_kept_as_binary() {
+        let rows: Vec<Vec<u8>> = [&b"ok"[..], &[0xFF, b'A'], &"é".as_bytes()[..1], b"zz"]
+            .iter()
+            .map(|b| unsafe_row(&[V::Long(1), V::Null, V::Bool(true), V::Bytes(b.to_vec())]))
+            .collect();
+        let schema: SchemaRef = Arc::new(Schema::new(schema().fields()[..4].to_vec()));
+        let (data, starts) = pack(&rows);
+        let batch = to_record_batch(&schema, &data, &starts).expect("valid rows");
+        assert_eq!(batch.schema().field(3).data_type(), &DataType::Binary);
+        assert_eq!(batch.schema().field(3).name(), "s");
+        assert_eq!(batch.schema().field(0), schema.field(0));
+        let s = batch.column(3).as_binary::<i32>();
+        assert_eq!(s.value(1), &[0xFF, b'A']);
+        assert_eq!(s.value(2), &"é".as_bytes()[..1]);
+
+        let interned = crate::schema::InternedSchema {
+            schema: schema.clone(),
+            encoded: crate::schema::encode_schema(&schema).expect("encodes"),
+        };
+        let frame = crate::write_interned(&batch, &interned, &crate::WriteOptions::default())
+            .expect("writes");
+        let parsed = crate::Frame::parse(&frame).expect("parses");
+        let stats = parsed.stats.as_ref().expect("stats");
+        assert!(stats[3].lower.is_none() && stats[3].upper.is_none());
+        assert_eq!(stats[3].row_count, 4);
+        let back = crate::decode(&frame, None).expect("decodes");
+        assert_eq!(back.schema().field(3).data_type(), &DataType::Binary);
+        assert_eq!(back.column(3).as_ref(), batch.column(3).as_ref());
+
+        // The same rows, all UTF-8: a string column, under the interned schema.
+        let valid: Vec<Vec<u8>> = ["ok", "é"]
+            .iter()
+            .map(|t| {
+                unsafe_row(&[
+                    V::Long(1),
+                    V::Null,
+                    V::Bool(true),
+                    V::Bytes(t.as_bytes().to_vec()),
+                ])
+            })
+            .collect();
+        let (data, starts) = pack(&valid);
+        let batch = to_record_batch(&schema, &data, &starts).expect("valid rows");
+        assert!(Arc::ptr_eq(&batch.schema(), &schema));
+        assert_eq!(batch.column(3).as_string::<i32>().value(1), "é");
     }
 
     #[test]
@@ -708,19 +751,6 @@ mod tests {
         bad.resize(bad.len() + 16, 0);
         bad[slot..slot + 8].copy_from_slice(&widened.to_le_bytes());
         assert_eq!(fail(&bad, &[0, bad.len() as i64]), InvalidArgument);
-        // invalid UTF-8 in a string column
-        let bad = unsafe_row(&[
-            V::Long(1),
-            V::Int(2),
-            V::Bool(true),
-            V::Bytes(vec![0xff, 0xfe]),
-            V::Wide(5),
-            V::Long(1),
-        ]);
-        assert_eq!(
-            fail(&bad, &[0, bad.len() as i64]),
-            crate::error::ErrorKind::CorruptFrame
-        );
     }
 
     #[test]

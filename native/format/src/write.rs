@@ -1,5 +1,7 @@
 //! The writer: a record batch to V3, V2 or legacy bytes.
 
+use std::sync::Arc;
+
 use arrow_array::{Array, RecordBatch};
 use arrow_data::ArrayData;
 
@@ -55,7 +57,9 @@ pub fn write(batch: &RecordBatch, options: &WriteOptions) -> Result<Vec<u8>> {
 }
 
 /// Writes `batch` in the requested format, embedding the already encoded schema of an
-/// interned `schema` (the JNI path: the schema cache has encoded it once per schema).
+/// interned `schema` (the JNI path: the schema cache has encoded it once per schema). A batch
+/// whose own schema differs (a string column stored as binary, [`crate::raw_strings`]) embeds
+/// its own.
 pub fn write_interned(
     batch: &RecordBatch,
     schema: &InternedSchema,
@@ -64,7 +68,12 @@ pub fn write_interned(
     if options.format == Format::Legacy {
         return crate::legacy::write(batch, options.codec);
     }
-    write_frame(batch, &schema.encoded, options)
+    let own = batch.schema_ref();
+    if Arc::ptr_eq(own, &schema.schema) || **own == *schema.schema {
+        write_frame(batch, &schema.encoded, options)
+    } else {
+        write_frame(batch, &encode_schema(own)?, options)
+    }
 }
 
 /// Writes a V2/V3 frame embedding `schema_bytes` (the canonical encoding of

@@ -4,11 +4,12 @@
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use arrow_array::{make_array, RecordBatch, RecordBatchOptions};
+use arrow_array::{make_array, RecordBatch};
 use arrow_buffer::Buffer;
 use arrow_schema::SchemaRef;
 
 use tablecache_format::body::PartsReader;
+use tablecache_format::raw_strings;
 use tablecache_format::{Error, Result};
 
 fn non_negative(v: i64, what: &str) -> Result<usize> {
@@ -16,7 +17,8 @@ fn non_negative(v: i64, what: &str) -> Result<usize> {
 }
 
 /// Imports a batch of `schema` from `nodes` (`[length, null_count]*`) and
-/// `buffers` (`[address, size]*`), fully validated by arrow-rs.
+/// `buffers` (`[address, size]*`), fully validated by arrow-rs, except that a top-level string
+/// column whose bytes are not UTF-8 comes out as binary (`raw_strings`).
 ///
 /// # Safety
 /// Every `(address, size)` pair must describe readable memory that stays
@@ -63,7 +65,9 @@ pub(crate) unsafe fn import_batch(
         .fields()
         .iter()
         .map(|f| {
-            let data = reader.read_array(f.data_type())?;
+            // A string column is read as bytes, then checked as UTF-8 once: Spark strings
+            // need not be UTF-8, and those stay binary (tablecache_format::raw_strings).
+            let data = reader.read_array(&raw_strings::unchecked_type(f.data_type()))?;
             if data.len() != row_count {
                 return Err(Error::SchemaMismatch(format!(
                     "column {:?} has {} rows, the batch {row_count}",
@@ -71,14 +75,9 @@ pub(crate) unsafe fn import_batch(
                     data.len()
                 )));
             }
-            Ok(make_array(data))
+            Ok(raw_strings::utf8_or_binary(make_array(data), f.data_type()))
         })
         .collect::<Result<Vec<_>>>()?;
     reader.finish()?;
-    RecordBatch::try_new_with_options(
-        schema.clone(),
-        columns,
-        &RecordBatchOptions::new().with_row_count(Some(row_count)),
-    )
-    .map_err(|e| Error::SchemaMismatch(e.to_string()))
+    raw_strings::batch_of(schema, columns, row_count)
 }

@@ -1,9 +1,12 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.TableCacheException;
 import dev.tablecache.jni.NativeCodec;
 import dev.tablecache.jni.NativeLibrary;
 import org.apache.spark.sql.columnar.CachedBatch;
+import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
@@ -58,6 +61,7 @@ final class CometBatchDecoder implements BatchDecoder {
       }
       for (int i = 0; i < n; i++) {
         decoded[i] = structs[i].importColumn();
+        requireUtf8(decoded[i], i);
       }
       ColumnVector[] out = new ColumnVector[slots.outputSlot.length];
       for (int i = 0; i < out.length; i++) {
@@ -79,6 +83,22 @@ final class CometBatchDecoder implements BatchDecoder {
           }
         }
       }
+    }
+  }
+
+  /**
+   * Refuses a string column that this batch stores as binary (Spark strings that are not UTF-8,
+   * FORMAT.md "Strings that are not UTF-8"): Comet's native operators take only UTF-8 strings.
+   */
+  private void requireUtf8(ColumnVector column, int i) {
+    if (slots.decodeTypes[i] instanceof StringType && column.dataType() instanceof BinaryType) {
+      throw new TableCacheException(
+          TableCacheException.Kind.UNSUPPORTED_TYPE,
+          "cached column "
+              + slots.decodeColumns[i]
+              + " is a string column whose bytes are not UTF-8 in this batch; Comet's native"
+              + " operators take only UTF-8 strings, so let Spark's operators read this cache"
+              + " (spark.comet.convert.inMemoryCache.enabled=false)");
     }
   }
 
