@@ -11,7 +11,7 @@
 #   scripts/bench.sh --table standard --rows 2000000 --iterations 1 --out /tmp/b   # quick look
 #   scripts/bench.sh --table wide --wide-rows 50000 --modes spark-default,tc --out /tmp/b
 #   scripts/bench.sh --no-criterion                  # skip `cargo bench`
-# Other flags (--table, --rows, --wide-rows, --strings-rows, --modes, --partitions, --reps,
+# Other flags (--table, --rows, --wide-rows, --strings-rows, --modes, --partitions, --reps, --warmup-reps,
 # --build-floor-reps, --cores, --driver-memory, --jfr, --source, --parquet-dir) pass to
 # scripts/bench/run.py.
 # PYSPARK_VERSION (default 4.3.0, the first with the Arrow cache) picks the Spark.

@@ -61,14 +61,29 @@ def phase_list(raw, table):
     return [(k, known.get(k, k.replace("_", " "))) for k in keys]
 
 
+def warmup_runs(result, phase, key):
+    """How many leading runs of a phase are JIT warm-up: the session's `warmup_reps` for queries
+    and read floors (1 in runs from before it was recorded), 1 for the build floor. The cache
+    build runs once, after a discarded warm-up build of a quarter of the rows."""
+    if phase == "build":
+        return 1 if key in ("floors", "floor_cpu") else 0
+    return result.get("warmup_reps", 1)
+
+
 def samples(result, phase, key="phases"):
-    """A session's runs of a phase (`key`: phases, floors, task_cpu, floor_cpu) without the
-    first run of anything run more than once (JIT warm-up). The cache build runs once, after a
-    discarded warm-up build of a quarter of the rows."""
+    """A session's runs of a phase (`key`: phases, floors, task_cpu, floor_cpu) without its
+    warm-up runs (`warmup_runs`)."""
     times = (result.get(key) or {}).get(phase)
     if not times:
         return []
-    return times[1:] if len(times) > 1 else times
+    warm = warmup_runs(result, phase, key)
+    return times[warm:] if len(times) > warm else times
+
+
+def cold_runs(result, phase):
+    """A session's first run of a query on the full cache: the JIT is as cold as it gets."""
+    times = (result.get("phases") or {}).get(phase)
+    return times[:1] if phase != "build" and times and len(times) > 1 else []
 
 
 def median_of(runs, phase, key):
@@ -196,10 +211,15 @@ def machine_lines(raw):
         f"{c['iterations']} iterations with the mode order rotated; in every session first the "
         f"floors (the uncached compute {c.get('build_floor_reps', '?')} times, each query "
         f"{c['reps']} times on an 8-row cache), a warm-up build of a quarter of the rows, then the "
-        f"build and each query {c['reps']} times; the warm-up build and the first run of everything "
-        f"run more than once are discarded (JIT warm-up); medians; "
-        f"{m['wall_minutes']} min in all")
+        f"build and each query {c['reps']} times; the warm-up build, the first uncached compute "
+        f"and the {first_runs(c.get('warmup_reps', 1))} of each query and read floor are "
+        f"JIT warm-up, left out of the medians (the first run of each query is shown apart, "
+        f"as the cold run); medians; {m['wall_minutes']} min in all")
     return lines
+
+
+def first_runs(n):
+    return "first run" if n == 1 else f"first {n} runs"
 
 
 VIEWS_TEXT = [
@@ -401,6 +421,27 @@ def comet_plan_lines(raw):
     return lines if found else []
 
 
+def cold_lines(raw, med, table):
+    """Each query's first run on the full cache (median over sessions), per mode, with its
+    ratio to Spark default: what a JVM that has not run the query yet pays, JIT included."""
+    phases = [(p, name) for p, name in phase_list(raw, table) if p != "build"]
+    cold = {mode: {} for mode in med[table]}
+    for mode in med[table]:
+        for p, _ in phases:
+            values = [t for r in results_of(raw, table, mode) for t in cold_runs(r, p)]
+            cold[mode][p] = statistics.median(values) if values else None
+    if not any(v is not None for row in cold.values() for v in row.values()):
+        return []
+    base = cold.get(BASELINE, {})
+    lines = [f"`{table}`:", "", "| mode | " + " | ".join(name for _, name in phases) + " |",
+             "|" + "---|" * (len(phases) + 1)]
+    for mode in med[table]:
+        cells = [("—" if cold[mode][p] is None else fmt_with_ratio(cold[mode][p], base.get(p)))
+                 for p, _ in phases]
+        lines.append(f"| {label(mode)} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def noise_lines(raw, med, table):
     phases = phase_list(raw, table)
     lines = [f"`{table}`:", "", "| mode | " + " | ".join(name for _, name in phases) + " |",
@@ -480,6 +521,13 @@ def summarize(raw, criterion_dir=None):
         md += ["## Noise: (max - min) / median of each wall-time figure's samples", ""]
         for table in noisy:
             md += noise_lines(raw, med, table)
+    cold_md = [line for table in raw_tables(raw) if med.get(table)
+               for line in cold_lines(raw, med, table)]
+    if cold_md:
+        md += ["## Cold runs: each query's first run on the full cache (wall)", "",
+               "Left out of the medians above: the JIT is still compiling the query's code and "
+               "the serializer's read path. Medians over sessions, ratio to Spark default in "
+               "brackets.", ""] + cold_md
     if any(row["disk"] for mt in med.values() for row in mt.values()):
         md += ["**Warning:** some cache blocks spilled to disk; footprints include them.", ""]
     md += ["## Correctness", ""]

@@ -139,6 +139,7 @@ def run_session(args, table, mode, iteration):
         args.python, os.path.join(HERE, "session.py"),
         "--table", table, "--mode", mode, "--rows", str(table_rows(args, table)),
         "--partitions", str(args.partitions), "--reps", str(args.reps),
+        "--warmup-reps", str(args.warmup_reps),
         "--build-floor-reps", str(args.build_floor_reps), "--iteration", str(iteration),
         "--cores", str(args.cores), "--driver-memory", args.driver_memory, "--jar", args.jar,
         "--source", source_of(args, mode), "--plans-dir", os.path.join(args.out, "plans"),
@@ -160,7 +161,7 @@ def run_session(args, table, mode, iteration):
 
 def raw_document(args, info, tables, modes, results, complete):
     config = {k: getattr(args, k) for k in ("rows", "partitions", "iterations", "reps",
-                                            "build_floor_reps", "cores", "driver_memory",
+                                            "warmup_reps", "build_floor_reps", "cores", "driver_memory",
                                             "source")}
     config["sources"] = {m: source_of(args, m) for m in modes}
     if any(is_comet(m) for m in modes):
@@ -197,8 +198,12 @@ def main():
                         help="rows of the string-heavy table")
     parser.add_argument("--partitions", type=int, default=16)
     parser.add_argument("--iterations", type=int, default=3)
-    parser.add_argument("--reps", type=int, default=3,
-                        help="runs of each query and read floor per session (the first is warm-up)")
+    parser.add_argument("--reps", type=int, default=5,
+                        help="runs of each query and read floor per session (the first "
+                             "--warmup-reps of them are warm-up)")
+    parser.add_argument("--warmup-reps", type=int, default=2,
+                        help="leading runs of each query and read floor that are JIT warm-up: "
+                             "reported only as the cold runs, not in the medians")
     parser.add_argument("--build-floor-reps", type=int, default=2,
                         help="runs of the uncached compute per session (the first is warm-up)")
     parser.add_argument("--modes", default="all",
@@ -221,8 +226,10 @@ def main():
     parser.add_argument("--no-chart", action="store_true", help="skip chart.png (no matplotlib)")
     args = parser.parse_args()
 
-    if args.reps < 2 or args.build_floor_reps < 2:
-        raise SystemExit("--reps and --build-floor-reps must be at least 2 (the first run is warm-up)")
+    if args.build_floor_reps < 2:
+        raise SystemExit("--build-floor-reps must be at least 2 (the first run is warm-up)")
+    if args.warmup_reps < 1 or args.reps <= args.warmup_reps:
+        raise SystemExit("--warmup-reps must be at least 1, and --reps must leave a run after them")
     spark_version = pyspark_version(args.python)
     tables = select_tables(args.table)
     modes = select_modes(args.modes, spark_version)

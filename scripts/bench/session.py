@@ -14,8 +14,9 @@ The 8-row cache of the read floors comes from the same source (DIR-tiny for Parq
 as generated, one file per non-empty partition, and empty files up to the partition count), so
 its plans read the cache the same way.
 
-Every floor and query runs several times; the report drops the first run of each (JIT warm-up),
-so every mode gets the same warm-up. With --plans-dir, the executed plans of the last run of
+Every floor and query runs several times; the report drops the first --warmup-reps runs of
+each query and read floor (JIT warm-up; shown apart as the cold runs) and the first run of the
+build floor, so every mode gets the same warm-up. With --plans-dir, the executed plans of the last run of
 every query go to a text file there.
 
 Run by scripts/bench/run.py with the Python of a PySpark virtualenv; never run two at once (one
@@ -321,6 +322,8 @@ def run_session(args, event_log_dir):
         "serializer": serializer,
         # 1-minute load average when the session ends: a busy machine shows here first.
         "loadavg_end": os.getloadavg()[0],
+        # Leading runs of each query and read floor that are JIT warm-up.
+        "warmup_reps": args.warmup_reps,
         "read_path": read_path,
         "floor_read_path": floor_read_path,
         "source": args.source,
@@ -355,7 +358,9 @@ def main():
     parser.add_argument("--table", default="standard", choices=sorted(TABLES))
     parser.add_argument("--rows", type=int, required=True)
     parser.add_argument("--partitions", type=int, required=True)
-    parser.add_argument("--reps", type=int, default=3, help="runs of each query (first = warm-up)")
+    parser.add_argument("--reps", type=int, default=5, help="runs of each query and read floor")
+    parser.add_argument("--warmup-reps", type=int, default=2,
+                        help="how many of the leading --reps are JIT warm-up (recorded in the result)")
     parser.add_argument("--build-floor-reps", type=int, default=2,
                         help="runs of the uncached compute (first = warm-up)")
     parser.add_argument("--iteration", type=int, default=0)

@@ -10,7 +10,7 @@
 //! Every offset and size is checked against its row: malformed rows are an
 //! [`Error::InvalidArgument`], never a panic or an out-of-bounds read.
 
-use arrow_array::{make_array, ArrayRef, BinaryArray, RecordBatch};
+use arrow_array::{make_array, ArrayRef, BinaryArray, RecordBatch, StringArray};
 use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayDataBuilder;
 use arrow_schema::{DataType, IntervalUnit, SchemaRef, TimeUnit};
@@ -383,12 +383,17 @@ impl ColumnSink {
                 let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
                 let values = Buffer::from_vec(bytes);
                 let nulls = nulls(self.validity);
-                let binary: ArrayRef =
-                    Arc::new(BinaryArray::try_new(offsets, values, nulls).map_err(invalid)?);
-                return Ok(match self.data_type {
-                    DataType::Utf8 => raw_strings::utf8_or_binary(binary, &DataType::Utf8),
-                    _ => binary,
-                });
+                if self.data_type == DataType::Utf8 {
+                    // Buffer clones share the bytes; a column that is not UTF-8 is rare.
+                    let strings =
+                        StringArray::try_new(offsets.clone(), values.clone(), nulls.clone());
+                    if let Ok(strings) = strings {
+                        return Ok(Arc::new(strings));
+                    }
+                }
+                return Ok(Arc::new(
+                    BinaryArray::try_new(offsets, values, nulls).map_err(invalid)?,
+                ));
             }
             // Spark's NullType maps to Arrow's Null array, which has no buffers at all.
             Values::Null => {
@@ -429,7 +434,7 @@ mod tests {
     use super::*;
     use arrow_array::cast::AsArray;
     use arrow_array::types::{Decimal128Type, Int32Type, Int64Type};
-    use arrow_array::{Array, StringArray};
+    use arrow_array::Array;
     use arrow_schema::{Field, Schema};
     use std::sync::Arc;
 
