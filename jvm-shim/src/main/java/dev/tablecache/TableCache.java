@@ -6,6 +6,7 @@ import dev.tablecache.jni.BatchExporter;
 import dev.tablecache.jni.BatchImporter;
 import dev.tablecache.jni.Capability;
 import dev.tablecache.jni.NativeCodec;
+import dev.tablecache.jni.NativeColumn;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -171,5 +172,33 @@ public final class TableCache {
       throw e;
     }
     return BatchImporter.importBatch(descriptor, schema, columns, allocator);
+  }
+
+  /**
+   * Decodes flat columns of a cached batch of any format and leaves them in native memory,
+   * without Arrow Java vectors: for readers that take values by address. The caller releases
+   * every returned column exactly once.
+   *
+   * @param projection the columns to decode, in the order wanted (at least one)
+   * @throws TableCacheException with the native reader's kind for a bad frame,
+   *     COLUMN_OUT_OF_RANGE for a projection past the last column, UNSUPPORTED_TYPE for a nested
+   *     column
+   */
+  public static NativeColumn[] deserializeColumns(byte[] frame, int[] projection) {
+    if (frame == null || projection == null || projection.length == 0) {
+      throw new TableCacheException(
+          Kind.INVALID_ARGUMENT, frame == null ? "frame is null" : "no columns to decode");
+    }
+    Capability.requireAvailable();
+    int[] columns = projection.clone(); // immune to caller changes
+    long[] descriptor = NativeCodec.deserializeProjected(frame, columns);
+    Schema schema;
+    try {
+      schema = FrameParser.schemaOf(frame); // validated by the native call; usually cached
+    } catch (RuntimeException | Error e) {
+      BatchImporter.releaseAll(descriptor, e);
+      throw e;
+    }
+    return BatchImporter.importColumns(descriptor, schema, columns);
   }
 }

@@ -55,6 +55,35 @@ public final class BatchExporter {
   }
 
   /**
+   * Decoded flat columns of one batch ({@link NativeColumn}, a cached table's own output),
+   * described by address under the encoded {@code schema}, whose fields they must match. The
+   * caller keeps the columns unreleased until the native call returns; closing releases nothing.
+   */
+  public static Exported borrowedColumns(byte[] schema, int rowCount, List<NativeColumn> columns) {
+    long[] nodes = new long[2 * columns.size()];
+    int buffersTotal = 0;
+    for (NativeColumn c : columns) {
+      buffersTotal += c.bufferCount();
+    }
+    long[] buffers = new long[2 * buffersTotal];
+    int b = 0;
+    for (int i = 0; i < columns.size(); i++) {
+      NativeColumn c = columns.get(i);
+      if (c.length != rowCount) {
+        throw new TableCacheException(
+            Kind.INVALID_ARGUMENT, "column " + i + " has " + c.length + " rows, not " + rowCount);
+      }
+      nodes[2 * i] = c.length;
+      nodes[2 * i + 1] = c.nullCount;
+      for (int j = 0; j < c.bufferCount(); j++) {
+        buffers[b++] = c.address(j);
+        buffers[b++] = c.size(j);
+      }
+    }
+    return borrowed(schema, rowCount, nodes, buffers);
+  }
+
+  /**
    * Unloads {@code root}. Dictionary-encoded fields are refused: a root does not carry their
    * dictionaries, which the format stores inline.
    *

@@ -90,6 +90,51 @@ public final class BatchImporter {
     }
   }
 
+  /**
+   * The columns of a descriptor from {@code NativeCodec.deserializeProjected} as they lie in
+   * native memory, for readers that need no Arrow Java vectors: every projected field must be
+   * flat (one node, no children). The caller owns the columns and releases each exactly once.
+   *
+   * @param frameSchema the frame's full schema
+   * @param projection the projection passed to the native call (null = all columns)
+   * @throws TableCacheException INTERNAL for a malformed descriptor, CORRUPT_FRAME when it
+   *     disagrees with the schema, UNSUPPORTED_TYPE for a nested field; every native handle is
+   *     released before it is thrown
+   */
+  public static NativeColumn[] importColumns(
+      long[] descriptor, Schema frameSchema, int[] projection) {
+    List<ColumnDesc> columns = new ArrayList<>();
+    try {
+      int rowCount = parseDescriptor(descriptor, columns);
+      List<Field> fields = projectedFields(frameSchema, projection);
+      if (fields.size() != columns.size()) {
+        throw internal(
+            "descriptor has " + columns.size() + " columns, projection selects " + fields.size());
+      }
+      NativeColumn[] out = new NativeColumn[fields.size()];
+      for (int i = 0; i < out.length; i++) {
+        Field field = fields.get(i);
+        ColumnDesc c = columns.get(i);
+        if (!field.getChildren().isEmpty()) {
+          throw new TableCacheException(
+              Kind.UNSUPPORTED_TYPE, "column " + i + " ('" + field.getName() + "') is not flat");
+        }
+        checkLayout(field, c, i);
+        if (c.nodes[0] != rowCount || c.nodes[1] < 0 || c.nodes[1] > rowCount) {
+          throw internal(
+              "column " + i + " has " + c.nodes[0] + " values, " + c.nodes[1] + " nulls, the batch "
+                  + rowCount + " rows");
+        }
+        out[i] = new NativeColumn(field, rowCount, (int) c.nodes[1], c.buffers, c.handle);
+      }
+      // Only now do the columns own their handles: a failure above releases every one of them.
+      return out;
+    } catch (RuntimeException | Error e) {
+      releaseUnowned(columns, e);
+      throw e;
+    }
+  }
+
   private static VectorSchemaRoot load(
       Schema schema, int rowCount, List<ColumnDesc> columns, BufferAllocator allocator) {
     List<ArrowFieldNode> nodes = new ArrayList<>();

@@ -1,6 +1,8 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.format.SchemaCodec;
 import dev.tablecache.jni.BatchExporter;
+import dev.tablecache.jni.NativeColumn;
 import dev.tablecache.jni.RelocatedArrowExporter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -70,15 +72,21 @@ final class ColumnarToFrames extends AbstractIterator<CachedBatch> {
       }
       boolean large = n >= settings.zeroCopyMinRows;
       List<FieldVector> vectors = large ? arrowVectors(batch) : null;
-      BatchExporter.Exported relocated = large && vectors == null ? relocated(batch) : null;
-      if (vectors != null || relocated != null) {
+      BatchExporter.Exported borrowed = null;
+      if (large && vectors == null) {
+        borrowed = nativeColumns(batch);
+        if (borrowed == null) {
+          borrowed = relocated(batch);
+        }
+      }
+      if (vectors != null || borrowed != null) {
         if (writer.rows() > 0) {
           ready.add(writer.flush()); // keep input order
         }
         ready.add(
             vectors != null
                 ? FrameWriter.serializeAsIs(vectors, n, settings)
-                : FrameWriter.serializeBorrowed(relocated, settings));
+                : FrameWriter.serializeBorrowed(borrowed, settings));
       } else {
         copy(batch);
       }
@@ -125,6 +133,30 @@ final class ColumnarToFrames extends AbstractIterator<CachedBatch> {
     return RelocatedArrowExporter.exportOrNull(arrowSchema, out, batch.numRows());
   }
 
+  /**
+   * The batch described by address when it is a cached table's own output decoded without
+   * Arrow Java vectors (every column a {@link NativeColumnVector} over a {@link NativeColumn}) of
+   * the cache's shape, else null.
+   */
+  private BatchExporter.Exported nativeColumns(ColumnarBatch batch) {
+    int cols = batch.numCols();
+    if (cols != arrowSchema.getFields().size()) {
+      return null;
+    }
+    List<NativeColumn> out = new ArrayList<>(cols);
+    for (int i = 0; i < cols; i++) {
+      ColumnVector c = batch.column(i);
+      NativeColumn column = c instanceof NativeColumnVector ? ((NativeColumnVector) c).nativeColumn() : null;
+      if (column == null
+          || column.length != batch.numRows()
+          || !ArrowShapes.sameShape(arrowSchema.getFields().get(i), column.field)) {
+        return null;
+      }
+      out.add(column);
+    }
+    return BatchExporter.borrowedColumns(SchemaCodec.encode(arrowSchema), batch.numRows(), out);
+  }
+
   /** The batch's Arrow vectors when all of them can be serialized as they are, else null. */
   private List<FieldVector> arrowVectors(ColumnarBatch batch) {
     int cols = batch.numCols();
@@ -138,7 +170,7 @@ final class ColumnarToFrames extends AbstractIterator<CachedBatch> {
       if (c instanceof ArrowColumnVector) {
         v = ((ArrowColumnVector) c).getValueVector();
       } else if (c instanceof NativeColumnVector) {
-        v = ((NativeColumnVector) c).getValueVector(); // a cached table's own output
+        v = ((NativeColumnVector) c).getValueVector(); // a cached table's own output, or null
       } else {
         return null;
       }

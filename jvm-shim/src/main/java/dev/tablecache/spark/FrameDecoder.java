@@ -1,6 +1,7 @@
 package dev.tablecache.spark;
 
 import dev.tablecache.TableCache;
+import dev.tablecache.jni.NativeColumn;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -21,8 +22,13 @@ final class FrameDecoder implements BatchDecoder {
   private final int[] decodeColumns;
   private final int[] outputSlot;
   private final DataType[] decodeTypes;
+  /** Whether every decoded column is read by {@link NativeColumnVector} (no Arrow Java). */
+  private final boolean allFlat;
   private BufferAllocator allocator;
+  /** The batch decoded last through Arrow Java, or null. */
   private VectorSchemaRoot current;
+  /** The batch decoded last by address, or null. */
+  private NativeColumn[] currentColumns;
   private boolean closed;
 
   /**
@@ -34,6 +40,11 @@ final class FrameDecoder implements BatchDecoder {
     decodeColumns = slots.decodeColumns;
     outputSlot = slots.outputSlot;
     decodeTypes = slots.decodeTypes;
+    boolean flat = true;
+    for (DataType t : decodeTypes) {
+      flat &= NativeColumnVector.supports(t);
+    }
+    allFlat = flat;
     SparkCompat.onTaskCompletion(this::close);
   }
 
@@ -49,6 +60,31 @@ final class FrameDecoder implements BatchDecoder {
       TableCacheMetrics.BATCHES_ROWS_ONLY.increment();
       return new ColumnarBatch(new ColumnVector[0], b.numRows());
     }
+    ColumnVector[] decoded = allFlat ? decodeFlat(b) : decodeWithArrowJava(b);
+    ColumnVector[] out = new ColumnVector[outputSlot.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = decoded[outputSlot[i]];
+    }
+    return new ColumnarBatch(out, b.numRows());
+  }
+
+  /** Every decoded column read by address: no Arrow Java vector, allocator or loader. */
+  private ColumnVector[] decodeFlat(NativeCachedBatch b) {
+    long began = System.nanoTime();
+    NativeColumn[] columns = TableCache.deserializeColumns(b.frame(), decodeColumns);
+    TableCacheMetrics.DECODE_NANOS.add(System.nanoTime() - began);
+    currentColumns = columns;
+    TableCacheMetrics.LIVE_DECODED_BATCHES.increment();
+    TableCacheMetrics.BATCHES_DECODED.increment();
+    ColumnVector[] decoded = new ColumnVector[columns.length];
+    for (int i = 0; i < decoded.length; i++) {
+      decoded[i] = NativeColumnVector.of(columns[i], decodeTypes[i]);
+    }
+    return decoded;
+  }
+
+  /** Through Arrow Java vectors: a batch with a nested, interval or null column. */
+  private ColumnVector[] decodeWithArrowJava(NativeCachedBatch b) {
     if (allocator == null) {
       allocator = TaskAllocator.open("read");
     }
@@ -70,11 +106,7 @@ final class FrameDecoder implements BatchDecoder {
     for (int i = 0; i < decoded.length; i++) {
       decoded[i] = vectorOf(root.getVector(i), decodeTypes[i]);
     }
-    ColumnVector[] out = new ColumnVector[outputSlot.length];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = decoded[outputSlot[i]];
-    }
-    return new ColumnarBatch(out, b.numRows());
+    return decoded;
   }
 
   /** {@code batch} as one of ours, or an error naming what it is. */
@@ -110,6 +142,14 @@ final class FrameDecoder implements BatchDecoder {
     if (r != null) {
       current = null;
       r.close();
+      TableCacheMetrics.LIVE_DECODED_BATCHES.decrement();
+    }
+    NativeColumn[] columns = currentColumns;
+    if (columns != null) {
+      currentColumns = null;
+      for (NativeColumn c : columns) {
+        c.release();
+      }
       TableCacheMetrics.LIVE_DECODED_BATCHES.decrement();
     }
   }

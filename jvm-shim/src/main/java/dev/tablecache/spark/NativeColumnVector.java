@@ -1,25 +1,16 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.TableCacheException;
+import dev.tablecache.jni.NativeColumn;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import org.apache.arrow.memory.ArrowBuf;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.DateDayVector;
-import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.Float4Vector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.LargeVarBinaryVector;
-import org.apache.arrow.vector.LargeVarCharVector;
-import org.apache.arrow.vector.SmallIntVector;
-import org.apache.arrow.vector.TimeStampMicroTZVector;
-import org.apache.arrow.vector.TimeStampMicroVector;
-import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.ValueVector;
-import org.apache.arrow.vector.VarBinaryVector;
-import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.types.DateUnit;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
@@ -47,16 +38,24 @@ import org.apache.spark.unsafe.types.UTF8String;
  * buffer's reference count and bounds on every access, which dominated row output in profiles.
  *
  * <p>The unchecked reads are safe because the native decoder validated every buffer against the
- * row count (Arrow's full validation) before handing it over, the addresses below are fixed for
- * the vector's life, and {@link FrameDecoder} frees the vector only after the batch is done with.
- * Nested, interval and null columns stay {@code ArrowColumnVector}s ({@link #supports}).
+ * row count (Arrow's full validation) before handing it over, this class checks the buffer
+ * sizes against the row count once more when it is created, the addresses below are fixed for
+ * the vector's life, and {@link FrameDecoder} frees the column only after the batch is done
+ * with. A column comes either straight from the native descriptor ({@link #of}: no Arrow Java
+ * vector, the usual case) or from an Arrow Java vector ({@link #wrap}: batches that also hold
+ * nested columns). Nested, interval and null columns stay {@code ArrowColumnVector}s ({@link
+ * #supports}).
  *
  * <p>Public only because Spark's generated code casts columns to the class {@code vectorTypes}
  * names; it is created by the serializer, never by users.
  */
 public final class NativeColumnVector extends ColumnVector {
 
+  /** The Arrow Java vector read, or null for a column read from its native descriptor. */
   private final ValueVector vector;
+  /** The native column read, or null for an Arrow Java vector. */
+  private final NativeColumn column;
+
   private final Layout layout;
   private final int nullCount;
   /** 0 when the column has no nulls (its validity buffer may then be absent). */
@@ -65,36 +64,71 @@ public final class NativeColumnVector extends ColumnVector {
   private final long data;
   private final long offsets;
 
-  /** How this class reads a column, and the Arrow vectors that have that layout. */
+  /** How this class reads a column: value width and whether it has offsets. */
   private enum Layout {
-    BIT(BitVector.class),
-    BYTE(TinyIntVector.class),
-    SHORT(SmallIntVector.class),
-    INT(IntVector.class, DateDayVector.class),
-    LONG(BigIntVector.class, TimeStampMicroTZVector.class, TimeStampMicroVector.class),
-    FLOAT(Float4Vector.class),
-    DOUBLE(Float8Vector.class),
-    DECIMAL128(DecimalVector.class),
-    VAR_32(VarCharVector.class, VarBinaryVector.class),
-    VAR_64(LargeVarCharVector.class, LargeVarBinaryVector.class);
+    BIT(0),
+    BYTE(1),
+    SHORT(2),
+    INT(4),
+    LONG(8),
+    FLOAT(4),
+    DOUBLE(8),
+    DECIMAL128(16),
+    VAR_32(4),
+    VAR_64(8);
 
-    private final Class<?>[] vectors;
+    /** Bytes per value, or per offset for the variable-width layouts; 0 for bits. */
+    final int width;
 
-    Layout(Class<?>... vectors) {
-      this.vectors = vectors;
+    Layout(int width) {
+      this.width = width;
     }
 
-    boolean holds(ValueVector v) {
-      for (Class<?> c : vectors) {
-        if (c.isInstance(v)) {
-          return true;
-        }
+    boolean variable() {
+      return this == VAR_32 || this == VAR_64;
+    }
+
+    /** Whether Arrow type {@code t} has this layout (Spark's Arrow mapping of a flat type). */
+    boolean holds(ArrowType t) {
+      switch (this) {
+        case BIT:
+          return t instanceof ArrowType.Bool;
+        case BYTE:
+          return isSignedInt(t, 8);
+        case SHORT:
+          return isSignedInt(t, 16);
+        case INT:
+          return isSignedInt(t, 32)
+              || (t instanceof ArrowType.Date && ((ArrowType.Date) t).getUnit() == DateUnit.DAY);
+        case LONG:
+          return isSignedInt(t, 64)
+              || (t instanceof ArrowType.Timestamp
+                  && ((ArrowType.Timestamp) t).getUnit() == TimeUnit.MICROSECOND);
+        case FLOAT:
+          return t instanceof ArrowType.FloatingPoint
+              && ((ArrowType.FloatingPoint) t).getPrecision() == FloatingPointPrecision.SINGLE;
+        case DOUBLE:
+          return t instanceof ArrowType.FloatingPoint
+              && ((ArrowType.FloatingPoint) t).getPrecision() == FloatingPointPrecision.DOUBLE;
+        case DECIMAL128:
+          return t instanceof ArrowType.Decimal && ((ArrowType.Decimal) t).getBitWidth() == 128;
+        case VAR_32:
+          return t instanceof ArrowType.Utf8 || t instanceof ArrowType.Binary;
+        case VAR_64:
+          return t instanceof ArrowType.LargeUtf8 || t instanceof ArrowType.LargeBinary;
+        default:
+          return false;
       }
-      return false;
+    }
+
+    private static boolean isSignedInt(ArrowType t, int bits) {
+      return t instanceof ArrowType.Int
+          && ((ArrowType.Int) t).getIsSigned()
+          && ((ArrowType.Int) t).getBitWidth() == bits;
     }
   }
 
-  // Shared arrays: wrap() asks once per decoded column of every batch.
+  // Shared arrays: of() and wrap() ask once per decoded column of every batch.
   private static final Layout[] NONE = {};
   private static final Layout[] BIT = {Layout.BIT};
   private static final Layout[] BYTE = {Layout.BYTE};
@@ -108,8 +142,9 @@ public final class NativeColumnVector extends ColumnVector {
 
   /**
    * The one table of what this class reads: the layouts a decoded column of Spark type {@code t}
-   * may have (Spark's Arrow mapping picks one), none for a type left to {@code
-   * ArrowColumnVector}. {@link #supports} and {@link #wrap} both read it, so they cannot drift.
+   * may have (Spark's Arrow mapping picks one; a string column may also be stored as binary,
+   * FORMAT.md "Strings that are not UTF-8"), none for a type left to {@code ArrowColumnVector}.
+   * {@link #supports}, {@link #of} and {@link #wrap} all read it, so they cannot drift.
    */
   private static Layout[] layoutsOf(DataType t) {
     if (t instanceof BooleanType) {
@@ -134,17 +169,99 @@ public final class NativeColumnVector extends ColumnVector {
     return NONE;
   }
 
-  private NativeColumnVector(ValueVector vector, DataType type, Layout layout) {
+  private NativeColumnVector(
+      DataType type,
+      Layout layout,
+      ValueVector vector,
+      NativeColumn column,
+      int nullCount,
+      long validity,
+      long data,
+      long offsets) {
     super(type);
     this.vector = vector;
+    this.column = column;
     this.layout = layout;
-    int rowCount = vector.getValueCount();
-    ArrowBuf bitmap = rowCount == 0 ? null : vector.getValidityBuffer();
-    this.nullCount = nullCount(vector, bitmap, rowCount);
-    this.validity = nullCount == 0 ? 0 : bitmap.memoryAddress();
-    boolean variable = layout == Layout.VAR_32 || layout == Layout.VAR_64;
-    this.data = rowCount == 0 ? 0 : vector.getDataBuffer().memoryAddress();
-    this.offsets = variable && rowCount > 0 ? vector.getOffsetBuffer().memoryAddress() : 0;
+    this.nullCount = nullCount;
+    this.validity = nullCount == 0 ? 0 : validity;
+    this.data = data;
+    this.offsets = offsets;
+  }
+
+  /**
+   * Reads a native column of a {@link #supports supported} Spark type; the column stays owned by
+   * the caller.
+   *
+   * @throws TableCacheException SCHEMA_MISMATCH when the column's Arrow type is not one the Spark
+   *     type maps to, INTERNAL when a buffer is smaller than the row count needs
+   */
+  static NativeColumnVector of(NativeColumn c, DataType sparkType) {
+    Layout layout = layoutOf(c.field.getType(), sparkType, c.field.toString());
+    int rows = c.length;
+    if (c.bufferCount() != (layout.variable() ? 3 : 2)) {
+      throw badColumn(c, c.bufferCount() + " buffers");
+    }
+    if (rows == 0) {
+      return new NativeColumnVector(sparkType, layout, null, c, 0, 0, 0, 0);
+    }
+    long validityBytes = (rows + 7L) >>> 3;
+    if (c.nullCount > 0 && c.size(0) < validityBytes) {
+      throw badColumn(c, "a validity buffer of " + c.size(0) + " bytes");
+    }
+    long offsets = 0;
+    int dataBuffer = 1;
+    long dataBytes;
+    if (layout.variable()) {
+      offsets = c.address(1);
+      dataBuffer = 2;
+      if (c.size(1) < (rows + 1L) * layout.width) {
+        throw badColumn(c, "an offsets buffer of " + c.size(1) + " bytes");
+      }
+      long first = readOffset(layout, offsets, 0);
+      dataBytes = readOffset(layout, offsets, rows);
+      if (first != 0 || dataBytes < 0) {
+        throw badColumn(c, "offsets from " + first + " to " + dataBytes);
+      }
+    } else {
+      dataBytes = layout == Layout.BIT ? validityBytes : (long) rows * layout.width;
+    }
+    if (dataBytes > 0 && c.size(dataBuffer) < dataBytes) {
+      throw badColumn(c, "a data buffer of " + c.size(dataBuffer) + " bytes");
+    }
+    return new NativeColumnVector(
+        sparkType, layout, null, c, c.nullCount, c.address(0), c.address(dataBuffer), offsets);
+  }
+
+  /**
+   * Wraps a decoded Arrow Java vector of a {@link #supports supported} Spark type, whose Arrow
+   * type is one Spark's Arrow mapping gives that type.
+   */
+  static NativeColumnVector wrap(ValueVector v, DataType sparkType) {
+    Layout layout = layoutOf(v.getField().getType(), sparkType, v.getField().toString());
+    int rowCount = v.getValueCount();
+    ArrowBuf bitmap = rowCount == 0 ? null : v.getValidityBuffer();
+    int nulls = nullCount(v, bitmap, rowCount);
+    return new NativeColumnVector(
+        sparkType,
+        layout,
+        v,
+        null,
+        nulls,
+        nulls == 0 ? 0 : bitmap.memoryAddress(),
+        rowCount == 0 ? 0 : v.getDataBuffer().memoryAddress(),
+        layout.variable() && rowCount > 0 ? v.getOffsetBuffer().memoryAddress() : 0);
+  }
+
+  private static long readOffset(Layout layout, long offsets, int i) {
+    return layout == Layout.VAR_32
+        ? Platform.getInt(null, offsets + 4L * i)
+        : Platform.getLong(null, offsets + 8L * i);
+  }
+
+  private static TableCacheException badColumn(NativeColumn c, String what) {
+    return new TableCacheException(
+        TableCacheException.Kind.INTERNAL,
+        "decoded column " + c.field + " of " + c.length + " rows has " + what);
   }
 
   /**
@@ -174,38 +291,34 @@ public final class NativeColumnVector extends ColumnVector {
 
   /**
    * Whether a Spark type is read through this class: the decision {@code vectorTypes} reports
-   * to Spark's code generation, so it must match {@link #wrap} exactly.
+   * to Spark's code generation, so it must match {@link #of} and {@link #wrap} exactly.
    */
   static boolean supports(DataType t) {
     return layoutsOf(t).length > 0;
   }
 
-  /**
-   * Wraps a decoded vector of a {@link #supports supported} Spark type; the Arrow vector class
-   * is the one Spark's Arrow mapping gives that type.
-   */
-  static NativeColumnVector wrap(ValueVector v, DataType sparkType) {
-    return new NativeColumnVector(v, sparkType, layoutOf(v, sparkType));
-  }
-
-  private static Layout layoutOf(ValueVector v, DataType t) {
+  private static Layout layoutOf(ArrowType arrowType, DataType t, String what) {
     for (Layout layout : layoutsOf(t)) {
-      if (layout.holds(v)) {
+      if (layout.holds(arrowType)) {
         return layout;
       }
     }
-    throw new IllegalStateException(
-        "decoded column "
-            + v.getField()
-            + " ("
-            + v.getClass().getSimpleName()
-            + ") does not have the Arrow layout of Spark type "
-            + t.simpleString());
+    throw new TableCacheException(
+        TableCacheException.Kind.SCHEMA_MISMATCH,
+        "decoded column " + what + " does not have the Arrow layout of Spark type " + t.simpleString());
   }
 
-  /** The decoded Arrow vector, for zero-copy re-caching of a cached table's output. */
+  /**
+   * The decoded Arrow Java vector, for zero-copy re-caching of a cached table's output; null for
+   * a column read from its native descriptor ({@link #nativeColumn}).
+   */
   FieldVector getValueVector() {
     return (FieldVector) vector;
+  }
+
+  /** The native column read, for zero-copy re-caching; null for a wrapped Arrow Java vector. */
+  NativeColumn nativeColumn() {
+    return column;
   }
 
   @Override

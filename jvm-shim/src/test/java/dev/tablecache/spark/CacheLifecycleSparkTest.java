@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * CACHE TABLE / UNCACHE TABLE, AQE over cached plans, columnar input (Arrow zero copy from a
@@ -131,16 +131,20 @@ class CacheLifecycleSparkTest {
    * A cache of a cache: the inner scan hands its column vectors to the outer cache. Under
    * adaptive execution Spark 3.5 plans the scan as an adaptive plan and caches that from rows
    * (see {@link SparkLineSupport#CACHE_OF_CACHE_IS_COLUMNAR_UNDER_AQE}), so there no batch is
-   * taken as columns; the rows are checked either way.
+   * taken as columns; the rows are checked either way. With a nested column the inner scan's
+   * batches are Arrow Java vectors; with flat columns only, native columns read by address.
    */
   @ParameterizedTest
-  @ValueSource(booleans = {true, false})
-  void arrowInputIsCachedWithoutCopy(boolean adaptive) {
+  @CsvSource({"true,nested", "false,nested", "true,flat", "false,flat"})
+  void arrowInputIsCachedWithoutCopy(boolean adaptive, String columns) {
     spark.conf().set("spark.sql.adaptive.enabled", String.valueOf(adaptive));
     Dataset<Row> inner = spark.table("t");
     inner.persist();
     inner.count();
-    String q = "SELECT id, s, d, dec2, arr, st, bin FROM t";
+    String q =
+        columns.equals("flat")
+            ? "SELECT id, s, d, dec2, bin FROM t"
+            : "SELECT id, s, d, dec2, arr, st, bin FROM t";
     List<String> expected = rows(spark, q);
     Dataset<Row> outer = spark.sql(q);
     InMemoryTableScanExec innerScan = SparkTestSupport.cacheScan(outer);
