@@ -61,12 +61,8 @@ public final class BatchImporter {
       long[] descriptor, Schema frameSchema, int[] projection, BufferAllocator allocator) {
     List<ColumnDesc> columns = new ArrayList<>();
     try {
-      int rowCount = parseDescriptor(descriptor, columns);
-      List<Field> fields = projectedFields(frameSchema, projection);
-      if (fields.size() != columns.size()) {
-        throw internal(
-            "descriptor has " + columns.size() + " columns, projection selects " + fields.size());
-      }
+      List<Field> fields = new ArrayList<>();
+      int rowCount = parse(descriptor, frameSchema, projection, columns, fields);
       if (fields.isEmpty()) {
         return new VectorSchemaRoot(Collections.emptyList(), Collections.emptyList(), rowCount);
       }
@@ -105,12 +101,8 @@ public final class BatchImporter {
       long[] descriptor, Schema frameSchema, int[] projection) {
     List<ColumnDesc> columns = new ArrayList<>();
     try {
-      int rowCount = parseDescriptor(descriptor, columns);
-      List<Field> fields = projectedFields(frameSchema, projection);
-      if (fields.size() != columns.size()) {
-        throw internal(
-            "descriptor has " + columns.size() + " columns, projection selects " + fields.size());
-      }
+      List<Field> fields = new ArrayList<>();
+      int rowCount = parse(descriptor, frameSchema, projection, columns, fields);
       NativeColumn[] out = new NativeColumn[fields.size()];
       for (int i = 0; i < out.length; i++) {
         Field field = fields.get(i);
@@ -239,6 +231,25 @@ public final class BatchImporter {
         failure.addSuppressed(e);
       }
     }
+  }
+
+  /**
+   * Reads the descriptor into {@code columns} and the projected fields of the frame's schema
+   * into {@code fields}, one per column; returns the row count.
+   */
+  private static int parse(
+      long[] descriptor,
+      Schema frameSchema,
+      int[] projection,
+      List<ColumnDesc> columns,
+      List<Field> fields) {
+    int rowCount = parseDescriptor(descriptor, columns);
+    fields.addAll(projectedFields(frameSchema, projection));
+    if (fields.size() != columns.size()) {
+      throw internal(
+          "descriptor has " + columns.size() + " columns, projection selects " + fields.size());
+    }
+    return rowCount;
   }
 
   /** Reads the descriptor, collecting columns as far as it is well formed; returns row count. */
