@@ -160,18 +160,11 @@ public final class TableCache {
       throw new TableCacheException(
           Kind.INVALID_ARGUMENT, (frame == null ? "frame" : "allocator") + " is null");
     }
-    Capability.requireAvailable();
-    int[] columns = projection == null ? null : projection.clone(); // immune to caller changes
-    long[] descriptor = NativeCodec.deserializeProjected(frame, columns);
-    Schema schema;
-    try {
-      // The native call validated the frame; this only finds its schema (usually cached).
-      schema = FrameParser.schemaOf(frame);
-    } catch (RuntimeException | Error e) {
-      BatchImporter.releaseAll(descriptor, e);
-      throw e;
-    }
-    return BatchImporter.importBatch(descriptor, schema, columns, allocator);
+    return decode(
+        frame,
+        projection,
+        (descriptor, schema, columns) ->
+            BatchImporter.importBatch(descriptor, schema, columns, allocator));
   }
 
   /**
@@ -189,16 +182,27 @@ public final class TableCache {
       throw new TableCacheException(
           Kind.INVALID_ARGUMENT, frame == null ? "frame is null" : "no columns to decode");
     }
+    return decode(frame, projection, BatchImporter::importColumns);
+  }
+
+  /** How a native decode descriptor becomes what the caller reads. */
+  private interface Importer<T> {
+    T importFrom(long[] descriptor, Schema frameSchema, int[] projection);
+  }
+
+  /** The native decode of {@code projection} (null = all columns), imported by {@code to}. */
+  private static <T> T decode(byte[] frame, int[] projection, Importer<T> to) {
     Capability.requireAvailable();
-    int[] columns = projection.clone(); // immune to caller changes
+    int[] columns = projection == null ? null : projection.clone(); // immune to caller changes
     long[] descriptor = NativeCodec.deserializeProjected(frame, columns);
     Schema schema;
     try {
-      schema = FrameParser.schemaOf(frame); // validated by the native call; usually cached
+      // The native call validated the frame; this only finds its schema (usually cached).
+      schema = FrameParser.schemaOf(frame);
     } catch (RuntimeException | Error e) {
       BatchImporter.releaseAll(descriptor, e);
       throw e;
     }
-    return BatchImporter.importColumns(descriptor, schema, columns);
+    return to.importFrom(descriptor, schema, columns);
   }
 }
