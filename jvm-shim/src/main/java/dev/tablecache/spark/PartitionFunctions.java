@@ -108,6 +108,29 @@ final class PartitionFunctions {
     }
   }
 
+  /**
+   * Cached batches → one partial aggregate row per batch ({@link PartialAggregates}); healing
+   * as {@link ReadColumnar}.
+   */
+  static final class ReadPartialAggregates
+      extends AbstractFunction2<Object, Iterator<CachedBatch>, Iterator<InternalRow>>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final AggregateSlot[] slots;
+    private final int cachedRddId;
+
+    ReadPartialAggregates(AggregateSlot[] slots, int cachedRddId) {
+      this.slots = slots;
+      this.cachedRddId = cachedRddId;
+    }
+
+    @Override
+    public Iterator<InternalRow> apply(Object partition, Iterator<CachedBatch> batches) {
+      return new PartialAggregates(
+          batches, slots, new BlockHealer(cachedRddId, (Integer) partition));
+    }
+  }
+
   /** Cached batches → rows of the selected columns; healing as {@link ReadColumnar}. */
   static final class ReadRows
       extends AbstractFunction2<Object, Iterator<CachedBatch>, Iterator<InternalRow>>

@@ -129,6 +129,14 @@ final class SerializerCore {
         SparkCompat.classTag(InternalRow.class));
   }
 
+  /** One partial aggregate row per cached batch ({@link PartialAggregates}). */
+  static RDD<InternalRow> readPartialAggregates(RDD<CachedBatch> input, AggregateSlot[] slots) {
+    return input.mapPartitionsWithIndex(
+        new PartitionFunctions.ReadPartialAggregates(slots, cachedRddId(input)),
+        false,
+        SparkCompat.classTag(InternalRow.class));
+  }
+
   /**
    * The id of the persisted RDD that {@code input} reads, or -1: {@code input} is the cache's RDD
    * or (with batch pruning) a one-to-one map over it. Only through one-to-one dependencies does

@@ -38,6 +38,12 @@ final class TableCacheConf {
    */
   static final String COLUMNAR_READ = PREFIX + "columnarRead";
   /**
+   * true | false: with {@link TableCacheExtensions} installed, answer the partial {@code count},
+   * {@code min} and {@code max} of a global aggregate over a cache from each frame's stats,
+   * decoding only what the stats cannot give ({@link CachedAggregateRule}).
+   */
+  static final String AGGREGATES_FROM_STATS = PREFIX + "aggregatesFromStats";
+  /**
    * true | false: cache rows by handing their UnsafeRow bytes to the native writer, which
    * transposes them (false: Spark's ArrowWriter fills Arrow vectors value by value).
    */
@@ -96,6 +102,11 @@ final class TableCacheConf {
   /** Whether {@link ColumnarCacheReadRule} rewrites plans in this session. */
   static boolean columnarRead(SQLConf conf) {
     return boolConf(conf, COLUMNAR_READ, true);
+  }
+
+  /** Whether {@link CachedAggregateRule} rewrites plans in this session. */
+  static boolean aggregatesFromStats(SQLConf conf) {
+    return boolConf(conf, AGGREGATES_FROM_STATS, true);
   }
 
   /** Whether caches may take columnar input at all ({@link #COLUMNAR_INPUT}). */

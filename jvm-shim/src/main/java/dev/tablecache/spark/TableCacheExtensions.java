@@ -78,18 +78,23 @@ public final class TableCacheExtensions extends AbstractFunction1<SparkSessionEx
     }
   }
 
-  /** Comet's conversions of our scans first, then Spark's row consumers of the rest. */
+  /**
+   * Aggregates answered from stats first (they remove scans), then Comet's conversions of our
+   * scans, then Spark's row consumers of the rest.
+   */
   static final class PostTransitions extends Rule<SparkPlan> {
+    private final CachedAggregateRule aggregates;
     private final CometCacheScanRule comet;
     private final ColumnarCacheReadRule rows = new ColumnarCacheReadRule();
 
     PostTransitions(SparkSession session) {
+      this.aggregates = new CachedAggregateRule(session);
       this.comet = new CometCacheScanRule(session);
     }
 
     @Override
     public SparkPlan apply(SparkPlan plan) {
-      return rows.apply(comet.apply(plan));
+      return rows.apply(comet.apply(aggregates.apply(plan)));
     }
   }
 }

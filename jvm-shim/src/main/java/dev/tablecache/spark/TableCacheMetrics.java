@@ -41,6 +41,8 @@ final class TableCacheMetrics {
   /** Batches served without any decode (no column selected: row counts only). */
   static final Count BATCHES_ROWS_ONLY = new Count();
   /** Row-output tasks read by a generated reader / through the generic projection. */
+  /** Cached batches whose partial aggregates came from the frame's stats, without a decode. */
+  static final Count BATCHES_FROM_STATS = new Count();
   static final Count ROW_READERS_GENERATED = new Count();
   static final Count ROW_READERS_PROJECTED = new Count();
   /** Decoded batches whose native memory is not released yet. */
@@ -102,6 +104,8 @@ final class TableCacheMetrics {
         + BATCHES_DECODED.sum()
         + " rowsOnly="
         + BATCHES_ROWS_ONLY.sum()
+        + " fromStats="
+        + BATCHES_FROM_STATS.sum()
         + " rowReaders(generated="
         + ROW_READERS_GENERATED.sum()
         + ", projected="
