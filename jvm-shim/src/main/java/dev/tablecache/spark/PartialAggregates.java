@@ -107,7 +107,8 @@ final class PartialAggregates extends AbstractIterator<InternalRow> {
       NativeCachedBatch b = (NativeCachedBatch) batch;
       values = new Object[slots.length];
       boolean pending = false;
-      InternalRow stats = b.hasStats() ? b.stats() : null;
+      // Row counts need only the batch's header: a count() does not parse the stats.
+      InternalRow stats = !countsOnly && b.hasStats() ? b.stats() : null;
       for (int i = 0; i < slots.length; i++) {
         values[i] = fromStats(slots[i], b.numRows(), stats);
         pending |= values[i] == PENDING;
