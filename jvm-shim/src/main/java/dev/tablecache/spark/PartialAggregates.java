@@ -1,8 +1,12 @@
 package dev.tablecache.spark;
 
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.columnar.CachedBatch;
@@ -21,32 +25,27 @@ import scala.collection.Iterator;
  */
 final class PartialAggregates extends AbstractIterator<InternalRow> {
 
+  /** Decoders kept per task, one per set of columns a batch needed; beyond it, all columns. */
+  private static final int MAX_DECODERS = 8;
+
   private final AggregateSlot[] slots;
-  /** For each slot, its column's position in the decoded batch; -1 for ROWS. */
-  private final int[] decodedPosition;
+  /** Every column a slot may need decoded, in slot order. */
+  private final List<Integer> allColumns;
   /** Only row counts: a batch is served from its header, as a scan without columns is. */
   private final boolean countsOnly;
-  private final StatsFirstDecoder decoder;
+  private final StatsFirstDecoder decoder = new StatsFirstDecoder();
   private final Iterator<ColumnarBatch> batches;
 
   PartialAggregates(Iterator<CachedBatch> in, AggregateSlot[] slots, BlockHealer healer) {
     this.slots = slots;
-    Map<Integer, Integer> positions = new LinkedHashMap<>();
-    Map<Integer, DataType> types = new LinkedHashMap<>();
-    decodedPosition = new int[slots.length];
-    for (int i = 0; i < slots.length; i++) {
-      AggregateSlot s = slots[i];
-      if (s.kind == AggregateSlot.Kind.ROWS) {
-        decodedPosition[i] = -1;
-        continue;
+    Set<Integer> columns = new LinkedHashSet<>();
+    for (AggregateSlot s : slots) {
+      if (s.kind != AggregateSlot.Kind.ROWS) {
+        columns.add(s.column);
       }
-      decodedPosition[i] = positions.computeIfAbsent(s.column, c -> positions.size());
-      types.putIfAbsent(s.column, s.type);
     }
-    int[] projection = positions.keySet().stream().mapToInt(Integer::intValue).toArray();
-    DataType[] decodeTypes = types.values().toArray(new DataType[0]);
-    countsOnly = projection.length == 0;
-    decoder = new StatsFirstDecoder(new FrameDecoder(projection, decodeTypes));
+    allColumns = new ArrayList<>(columns);
+    countsOnly = allColumns.isEmpty();
     batches = new FramesToColumnar(in, decoder, healer);
   }
 
@@ -63,7 +62,7 @@ final class PartialAggregates extends AbstractIterator<InternalRow> {
       if (values[i] != PENDING) {
         continue;
       }
-      ColumnVector v = decoded.column(decodedPosition[i]);
+      ColumnVector v = decoded.column(decoder.current.positionOf(slots[i].column));
       int rows = decoded.numRows();
       switch (slots[i].kind) {
         case NON_NULL:
@@ -85,18 +84,45 @@ final class PartialAggregates extends AbstractIterator<InternalRow> {
   /** Marks a value the stats could not give. */
   private static final Object PENDING = new Object();
 
+  /** A decoder of some of the cache's columns, and where each lands in its batches. */
+  private final class Decoding {
+    final FrameDecoder frames;
+    final List<Integer> columns;
+
+    Decoding(List<Integer> columns) {
+      this.columns = columns;
+      DataType[] types = new DataType[columns.size()];
+      for (int i = 0; i < types.length; i++) {
+        types[i] = typeOf(columns.get(i));
+      }
+      frames = new FrameDecoder(columns.stream().mapToInt(Integer::intValue).toArray(), types);
+    }
+
+    int positionOf(int column) {
+      return columns.indexOf(column);
+    }
+  }
+
+  private DataType typeOf(int column) {
+    for (AggregateSlot s : slots) {
+      if (s.column == column && s.type != null) {
+        return s.type;
+      }
+    }
+    throw new IllegalArgumentException("no slot reads column " + column);
+  }
+
   /**
-   * Fills each batch's values from its stats first and decodes the frame only when one is still
-   * {@link #PENDING}; otherwise it hands on a batch without columns.
+   * Fills each batch's values from its stats first and decodes only the columns whose values are
+   * still {@link #PENDING} (strings, float zeros; every column of a frame without stats); a
+   * batch that needs none is handed on without columns.
    */
   private final class StatsFirstDecoder implements BatchDecoder {
-    private final FrameDecoder frames;
+    private final Map<List<Integer>, Decoding> decodings = new HashMap<>();
     /** The values of the batch decoded last; PENDING where the decoded columns must give them. */
     Object[] values;
-
-    StatsFirstDecoder(FrameDecoder frames) {
-      this.frames = frames;
-    }
+    /** The decoding of the batch decoded last, or null. */
+    Decoding current;
 
     @Override
     public ColumnarBatch decode(CachedBatch batch) {
@@ -106,24 +132,42 @@ final class PartialAggregates extends AbstractIterator<InternalRow> {
       }
       NativeCachedBatch b = (NativeCachedBatch) batch;
       values = new Object[slots.length];
-      boolean pending = false;
       // Row counts need only the batch's header: a count() does not parse the stats.
       InternalRow stats = !countsOnly && b.hasStats() ? b.stats() : null;
+      Set<Integer> pending = new LinkedHashSet<>();
       for (int i = 0; i < slots.length; i++) {
         values[i] = fromStats(slots[i], b.numRows(), stats);
-        pending |= values[i] == PENDING;
+        if (values[i] == PENDING) {
+          pending.add(slots[i].column);
+        }
       }
-      if (pending) {
-        return frames.decode(batch);
+      if (pending.isEmpty()) {
+        (countsOnly ? TableCacheMetrics.BATCHES_ROWS_ONLY : TableCacheMetrics.BATCHES_FROM_STATS)
+            .increment();
+        return new ColumnarBatch(new ColumnVector[0], b.numRows());
       }
-      (countsOnly ? TableCacheMetrics.BATCHES_ROWS_ONLY : TableCacheMetrics.BATCHES_FROM_STATS)
-          .increment();
-      return new ColumnarBatch(new ColumnVector[0], b.numRows());
+      Decoding next = decodingOf(new ArrayList<>(pending));
+      if (current != null && current != next) {
+        current.frames.release(); // free the other decoder's batch now, not at its next decode
+      }
+      current = next;
+      return next.frames.decode(batch);
+    }
+
+    private Decoding decodingOf(List<Integer> columns) {
+      Decoding d = decodings.get(columns);
+      if (d == null) {
+        List<Integer> key = decodings.size() < MAX_DECODERS ? columns : allColumns;
+        d = decodings.computeIfAbsent(key, Decoding::new);
+      }
+      return d;
     }
 
     @Override
     public void close() {
-      frames.close();
+      for (Decoding d : decodings.values()) {
+        d.frames.close();
+      }
     }
   }
 

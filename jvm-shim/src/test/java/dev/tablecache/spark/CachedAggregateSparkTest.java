@@ -126,6 +126,8 @@ class CachedAggregateSparkTest {
       SparkTestSupport.assertSameRows(expected.get(q), SparkTestSupport.rows(df), mode + ": " + q);
       assertFalse(answeredFromCache(df), mode + ": answered from the cache's batches: " + q);
     }
+    // Batches decoded by any of a task's decoders (one per set of columns) are all freed.
+    assertEquals(0L, TableCacheMetrics.LIVE_DECODED_BATCHES.sum(), "decoded batches still live");
   }
 
   @Test
