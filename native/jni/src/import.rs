@@ -65,8 +65,8 @@ pub(crate) unsafe fn import_batch(
         .fields()
         .iter()
         .map(|f| {
-            // A string column is read as bytes, then checked as UTF-8 once: Spark strings
-            // need not be UTF-8, and those stay binary (tablecache_format::raw_strings).
+            // Strings (nested ones too) are read as bytes, then checked as UTF-8: Spark strings
+            // need not be UTF-8, and a column holding such stays binary (raw_strings).
             let data = reader.read_array(&raw_strings::unchecked_type(f.data_type()))?;
             if data.len() != row_count {
                 return Err(Error::SchemaMismatch(format!(

@@ -1,6 +1,5 @@
 package dev.tablecache.spark;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.SparkSession;
@@ -18,7 +17,6 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.Partial$;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.columnar.CachedBatch;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
 import org.apache.spark.sql.execution.columnar.InMemoryRelation;
 import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec;
@@ -60,23 +58,7 @@ final class CachedAggregateRule extends Rule<SparkPlan> {
     if (!TableCacheConf.aggregatesFromStats(conf)) {
       return plan;
     }
-    return rewrite(plan, conf);
-  }
-
-  private static SparkPlan rewrite(SparkPlan plan, SQLConf conf) {
-    SparkPlan replaced = replace(plan, conf);
-    if (replaced != null) {
-      return replaced;
-    }
-    List<SparkPlan> children = SparkCompat.toJava(plan.children());
-    List<SparkPlan> rewritten = new ArrayList<>(children.size());
-    boolean changed = false;
-    for (SparkPlan child : children) {
-      SparkPlan c = rewrite(child, conf);
-      changed |= c != child;
-      rewritten.add(c);
-    }
-    return changed ? (SparkPlan) plan.withNewChildren(SparkCompat.toScala(rewritten)) : plan;
+    return PhysicalPlans.replaceTopDown(plan, p -> replace(p, conf));
   }
 
   /** The scan of partial aggregate rows that replaces {@code plan}, or null. */
@@ -88,7 +70,7 @@ final class CachedAggregateRule extends Rule<SparkPlan> {
     if (!agg.groupingExpressions().isEmpty() || agg.isStreaming()) {
       return null;
     }
-    InMemoryTableScanExec scan = ourScan(plan.children().head());
+    InMemoryTableScanExec scan = PhysicalPlans.ourScan(plan.children().head());
     if (scan == null || !scan.predicates().isEmpty()) {
       return null;
     }
@@ -181,17 +163,5 @@ final class CachedAggregateRule extends Rule<SparkPlan> {
       }
     }
     return -1;
-  }
-
-  /** Our cache scan that {@code plan} is (or, under adaptive execution, stages), else null. */
-  private static InMemoryTableScanExec ourScan(SparkPlan plan) {
-    SparkPlan p = plan instanceof QueryStageExec ? ((QueryStageExec) plan).plan() : plan;
-    if (!(p instanceof InMemoryTableScanExec)) {
-      return null;
-    }
-    InMemoryTableScanExec scan = (InMemoryTableScanExec) p;
-    return scan.relation().cacheBuilder().serializer() instanceof NativeCachedBatchSerializer
-        ? scan
-        : null;
   }
 }

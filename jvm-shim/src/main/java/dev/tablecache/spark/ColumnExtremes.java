@@ -31,20 +31,12 @@ final class ColumnExtremes {
 
   private ColumnExtremes() {}
 
-  /** Whether min and max of this type can be computed here. */
+  /**
+   * Whether min and max of this type can be computed here: the types whose stats bounds order as
+   * Spark orders values ({@link StatsPredicates#hasComparableBounds}).
+   */
   static boolean supports(DataType t) {
-    return t instanceof BooleanType
-        || t instanceof ByteType
-        || t instanceof ShortType
-        || t instanceof IntegerType
-        || t instanceof LongType
-        || t instanceof FloatType
-        || t instanceof DoubleType
-        || t instanceof DateType
-        || t instanceof TimestampType
-        || t instanceof TimestampNTZType
-        || t instanceof DecimalType
-        || (t instanceof StringType && SparkLine.hasBinaryStringOrdering(t));
+    return StatsPredicates.hasComparableBounds(t);
   }
 
   /**

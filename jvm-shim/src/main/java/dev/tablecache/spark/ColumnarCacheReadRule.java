@@ -6,7 +6,6 @@ import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.ColumnarToRowExec;
 import org.apache.spark.sql.execution.ColumnarToRowTransition;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec;
 import org.apache.spark.sql.internal.SQLConf;
 
@@ -58,12 +57,7 @@ final class ColumnarCacheReadRule extends Rule<SparkPlan> {
 
   /** Our column-capable cache scan, or (adaptive execution) the query stage that wraps it. */
   private static boolean isOurColumnarScan(SparkPlan plan) {
-    if (plan instanceof QueryStageExec) {
-      return isOurColumnarScan(((QueryStageExec) plan).plan());
-    }
-    return plan instanceof InMemoryTableScanExec
-        && plan.supportsColumnar()
-        && ((InMemoryTableScanExec) plan).relation().cacheBuilder().serializer()
-            instanceof NativeCachedBatchSerializer;
+    InMemoryTableScanExec scan = PhysicalPlans.ourScan(plan);
+    return scan != null && scan.supportsColumnar();
   }
 }

@@ -4,9 +4,7 @@ import dev.tablecache.TableCacheException;
 import dev.tablecache.jni.NativeCodec;
 import dev.tablecache.jni.NativeLibrary;
 import org.apache.spark.sql.columnar.CachedBatch;
-import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
@@ -87,16 +85,17 @@ final class CometBatchDecoder implements BatchDecoder {
   }
 
   /**
-   * Refuses a string column that this batch stores as binary (Spark strings that are not UTF-8,
-   * FORMAT.md "Strings that are not UTF-8"): Comet's native operators take only UTF-8 strings.
+   * Refuses a column whose strings (nested ones too) this batch stores as binary (Spark strings
+   * that are not UTF-8, FORMAT.md "Strings that are not UTF-8"): Comet's native operators take
+   * only UTF-8 strings.
    */
   private void requireUtf8(ColumnVector column, int i) {
-    if (slots.decodeTypes[i] instanceof StringType && column.dataType() instanceof BinaryType) {
+    if (RawStringVectors.binaryWhereString(column.dataType(), slots.decodeTypes[i])) {
       throw new TableCacheException(
           TableCacheException.Kind.UNSUPPORTED_TYPE,
           "cached column "
               + slots.decodeColumns[i]
-              + " is a string column whose bytes are not UTF-8 in this batch; Comet's native"
+              + " holds strings whose bytes are not UTF-8 in this batch; Comet's native"
               + " operators take only UTF-8 strings, so let Spark's operators read this cache"
               + " (spark.comet.convert.inMemoryCache.enabled=false)");
     }

@@ -1,8 +1,6 @@
 package dev.tablecache.spark;
 
 import dev.tablecache.jni.NativeLibrary;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.SparkPlan;
@@ -37,22 +35,6 @@ final class CometCacheScanRule extends Rule<SparkPlan> {
         || CometArrow.get() == null) { // null: a Comet whose Arrow API differs keeps its path
       return plan;
     }
-    return rewrite(plan);
-  }
-
-  private static SparkPlan rewrite(SparkPlan plan) {
-    SparkPlan adapter = CometScanAdapter.replace(plan);
-    if (adapter != null) {
-      return adapter;
-    }
-    List<SparkPlan> children = SparkCompat.toJava(plan.children());
-    List<SparkPlan> rewritten = new ArrayList<>(children.size());
-    boolean changed = false;
-    for (SparkPlan child : children) {
-      SparkPlan c = rewrite(child);
-      changed |= c != child;
-      rewritten.add(c);
-    }
-    return changed ? (SparkPlan) plan.withNewChildren(SparkCompat.toScala(rewritten)) : plan;
+    return PhysicalPlans.replaceTopDown(plan, CometScanAdapter::replace);
   }
 }

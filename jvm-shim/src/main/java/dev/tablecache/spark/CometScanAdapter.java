@@ -4,7 +4,6 @@ import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.apache.spark.sql.execution.columnar.InMemoryRelation;
 import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec;
 import org.apache.spark.sql.columnar.CachedBatch;
@@ -127,15 +126,8 @@ public final class CometScanAdapter {
 
   /** The column-capable scan of one of our caches that {@code plan} is (or stages), else null. */
   private static InMemoryTableScanExec ourScan(SparkPlan plan) {
-    SparkPlan p = plan instanceof QueryStageExec ? ((QueryStageExec) plan).plan() : plan;
-    if (!(p instanceof InMemoryTableScanExec)) {
-      return null;
-    }
-    InMemoryTableScanExec scan = (InMemoryTableScanExec) p;
-    return scan.relation().cacheBuilder().serializer() instanceof NativeCachedBatchSerializer
-            && scan.supportsColumnar()
-        ? scan
-        : null;
+    InMemoryTableScanExec scan = PhysicalPlans.ourScan(plan);
+    return scan != null && scan.supportsColumnar() ? scan : null;
   }
 
   private static Constructor<?> adapterConstructor(ClassLoader cometLoader) {

@@ -2,7 +2,10 @@ package dev.tablecache.spark;
 
 import dev.tablecache.TableCache;
 import dev.tablecache.jni.NativeColumn;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.spark.sql.columnar.CachedBatch;
@@ -27,6 +30,8 @@ final class FrameDecoder implements BatchDecoder {
   private BufferAllocator allocator;
   /** The batch decoded last through Arrow Java, or null. */
   private VectorSchemaRoot current;
+  /** Its nested columns with binary strings, loaded again as strings ({@link RawStringVectors}). */
+  private final List<VectorSchemaRoot> retyped = new ArrayList<>();
   /** The batch decoded last by address, or null. */
   private NativeColumn[] currentColumns;
   private boolean closed;
@@ -104,7 +109,14 @@ final class FrameDecoder implements BatchDecoder {
     }
     ColumnVector[] decoded = new ColumnVector[decodeColumns.length];
     for (int i = 0; i < decoded.length; i++) {
-      decoded[i] = vectorOf(root.getVector(i), decodeTypes[i]);
+      FieldVector v = root.getVector(i);
+      if (!NativeColumnVector.supports(decodeTypes[i])
+          && RawStringVectors.hasBinaryStrings(v.getField(), decodeTypes[i])) {
+        VectorSchemaRoot asStrings = RawStringVectors.retyped(v, decodeTypes[i], allocator);
+        retyped.add(asStrings);
+        v = asStrings.getVector(0);
+      }
+      decoded[i] = vectorOf(v, decodeTypes[i]);
     }
     return decoded;
   }
@@ -138,6 +150,10 @@ final class FrameDecoder implements BatchDecoder {
 
   /** Frees the native memory of the batch decoded last, if any. */
   synchronized void release() {
+    for (VectorSchemaRoot asStrings : retyped) {
+      asStrings.close();
+    }
+    retyped.clear();
     VectorSchemaRoot r = current;
     if (r != null) {
       current = null;

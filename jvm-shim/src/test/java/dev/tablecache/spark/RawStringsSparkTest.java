@@ -25,6 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * batches of the table hold such strings and the others do not, so one cache mixes both kinds of
  * frame; every query must equal uncached Spark, through each way a cache is built (UnsafeRow
  * input, Spark's ArrowWriter, columnar input from a Parquet scan) and read (columnar, rows).
+ * The same holds for such strings inside an array, a struct and a map.
  */
 @Tag("spark")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -50,6 +51,29 @@ class RawStringsSparkTest {
     "SELECT id, hex(CAST(substring(s, 2, 2) AS BINARY)) FROM t WHERE id < 800 ORDER BY id",
   };
 
+  /** The same kind of bytes inside an array, a struct and a map key: nested strings. */
+  private static final String NESTED =
+      "SELECT id,"
+          + " CASE WHEN id % 13 = 0 THEN NULL ELSE array(concat('a', CAST(id % 7 AS STRING)),"
+          + "   CASE WHEN id % 250 = 1 THEN CAST(unhex('FF41') AS STRING) ELSE 'x' END) END AS arr,"
+          + " named_struct('k', id, 's', CASE WHEN id % 250 = 2 THEN CAST(unhex('C3') AS STRING)"
+          + "   ELSE concat('v', CAST(id % 5 AS STRING)) END) AS st,"
+          + " map(CASE WHEN id % 250 = 3 THEN CAST(unhex('E282') AS STRING) ELSE 'key' END,"
+          + "   concat('w', CAST(id AS STRING))) AS m"
+          + " FROM range(0, 3000, 1, 4)";
+
+  private static final String NESTED_DDL =
+      "id BIGINT, arr ARRAY<STRING>, st STRUCT<k: BIGINT, s: STRING>, m MAP<STRING, STRING>";
+
+  private static final String[] NESTED_QUERIES = {
+    "SELECT id, hex(CAST(arr[1] AS BINARY)), hex(CAST(st.s AS BINARY)),"
+        + " hex(CAST(map_keys(m)[0] AS BINARY)), m['key'], size(arr) FROM t ORDER BY id",
+    "SELECT id FROM t WHERE st.s = CAST(unhex('C3') AS STRING) ORDER BY id",
+    "SELECT hex(CAST(max(st.s) AS BINARY)), count(arr), count(st) FROM t",
+    "SELECT id, length(arr[1]), hex(CAST(upper(st.s) AS BINARY)) FROM t WHERE id < 600 ORDER BY id",
+    "SELECT hex(CAST(arr[1] AS BINARY)), count(*) FROM t GROUP BY 1 ORDER BY 1",
+  };
+
   private SparkSession spark;
   private final Map<String, List<String>> expected = new LinkedHashMap<>();
   @TempDir Path dir;
@@ -59,6 +83,10 @@ class RawStringsSparkTest {
     spark = SparkTestSupport.start("raw-strings");
     spark.sql(TABLE).createOrReplaceTempView("t");
     for (String q : QUERIES) {
+      expected.put(q, SparkTestSupport.rows(spark.sql(q)));
+    }
+    spark.sql(NESTED).createOrReplaceTempView("t");
+    for (String q : NESTED_QUERIES) {
       expected.put(q, SparkTestSupport.rows(spark.sql(q)));
     }
   }
@@ -71,17 +99,29 @@ class RawStringsSparkTest {
   @ParameterizedTest
   @ValueSource(strings = {"unsafe-rows", "arrow-writer", "parquet-columnar"})
   void cachedRawStringsEqualUncached(String build) {
+    check(build, TABLE, "id BIGINT, s STRING", QUERIES, true);
+  }
+
+  /** Nested columns always go through Spark's ArrowWriter or columnar input. */
+  @ParameterizedTest
+  @ValueSource(strings = {"arrow-writer", "parquet-columnar"})
+  void nestedRawStringsEqualUncached(String build) {
+    check(build, NESTED, NESTED_DDL, NESTED_QUERIES, false);
+  }
+
+  private void check(
+      String build, String table, String ddl, String[] queries, boolean flatStrings) {
     Map<String, String> conf = SparkTestSupport.conf("spark.tablecache.batchRows", "100");
     if (build.equals("arrow-writer")) {
       conf.put("spark.tablecache.unsafeRowInput", "false");
     }
     conf.forEach((k, v) -> spark.conf().set(k, v));
-    Dataset<Row> source = spark.sql(TABLE);
+    Dataset<Row> source = spark.sql(table);
     if (build.equals("parquet-columnar")) {
       // Parquet keeps the bytes as they are, and reads them back as the strings they were.
-      String path = dir.resolve("raw").toString();
+      String path = dir.resolve("raw-" + flatStrings).toString();
       source.write().parquet(path);
-      source = spark.read().schema("id BIGINT, s STRING").parquet(path);
+      source = spark.read().schema(ddl).parquet(path);
     }
     long rowFrames = TableCacheMetrics.UNSAFE_ROW_FRAMES.sum();
     long arrowBytes = TableCacheMetrics.ARROW_INPUT_BYTES.sum();
@@ -102,7 +142,7 @@ class RawStringsSparkTest {
       for (String columnarRead : new String[] {"true", "false"}) {
         spark.conf().set("spark.tablecache.columnarRead", columnarRead);
         List<String> mismatches = new ArrayList<>();
-        for (String q : QUERIES) {
+        for (String q : queries) {
           List<String> got = SparkTestSupport.rows(spark.sql(q));
           if (!got.equals(expected.get(q))) {
             mismatches.add(q + "\n  expected " + expected.get(q) + "\n  got      " + got);
@@ -112,7 +152,7 @@ class RawStringsSparkTest {
       }
     } finally {
       spark.catalog().clearCache();
-      spark.sql(TABLE).createOrReplaceTempView("t");
+      spark.sql(table).createOrReplaceTempView("t");
       spark.conf().unset("spark.tablecache.columnarRead");
       conf.keySet().forEach(k -> spark.conf().unset(k));
     }
