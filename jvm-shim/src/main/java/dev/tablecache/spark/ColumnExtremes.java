@@ -67,7 +67,7 @@ final class ColumnExtremes {
       return longs(v, rows, max);
     }
     if (t instanceof IntegerType || t instanceof DateType) {
-      return ints(v, rows, max);
+      return ints(v, rows, max, Kind.INT);
     }
     if (t instanceof DoubleType) {
       return doubles(v, rows, max);
@@ -112,10 +112,6 @@ final class ColumnExtremes {
       }
     }
     return found ? best : null;
-  }
-
-  private static Object ints(ColumnVector v, int rows, boolean max) {
-    return ints(v, rows, max, Kind.INT);
   }
 
   private static Object ints(ColumnVector v, int rows, boolean max, Kind kind) {
