@@ -25,7 +25,10 @@
 #     jar resolved from Maven Central (scripts/lib/comet-env.sh) and Comet switched on as its docs
 #     say, on local[2]: every cached Comet scan and aggregate must equal the uncached query, our
 #     serializer must have written the cache and Comet's operators must read it, printing
-#     "e2e-comet: N passed, N failed".
+#     "e2e-comet: N passed, N failed"; then tests/e2e_comet_matrix.py (query shapes: aggregates,
+#     top-n, windows, joins, unions, subqueries, a cache of a cache, nested types; AQE on and
+#     off) with Comet's own cache and then ours on local[2] and local-cluster[2,1,1024], each
+#     result equal to the uncached query and to Comet's own cache's.
 # Only spark.sql.cache.serializer is set (the one-setting set-up users get from the README).
 # The script exits non-zero if any run fails, and prints the wall time of each run.
 #
@@ -144,21 +147,46 @@ for version in $VERSIONS; do
       status=1
       continue
     fi
-    # One JVM: Comet's native memory comes from off-heap; executors of their own would need it
-    # each, and the suite's checks read the driver's plans and cache manager only.
+    comet_conf=(--jars "$jar,$comet"
+                --conf spark.comet.enabled=true
+                --conf spark.comet.exec.enabled=true
+                --conf spark.shuffle.manager=org.apache.spark.sql.comet.execution.shuffle.CometShuffleManager
+                --conf spark.memory.offHeap.enabled=true
+                --conf spark.memory.offHeap.size=1g
+                --conf spark.ui.showConsoleProgress=false)
+    # One JVM: the suite's checks read the driver's plans, cache manager and metrics.
     if ! timed "pyspark $version comet $COMET_VERSION" "$venv/bin/spark-submit" "${common[@]}" \
-        --master 'local[2]' --jars "$jar,$comet" \
+        "${comet_conf[@]}" --master 'local[2]' \
         --conf spark.plugins=org.apache.spark.CometPlugin,dev.tablecache.spark.TableCachePlugin \
-        --conf spark.comet.enabled=true \
-        --conf spark.comet.exec.enabled=true \
-        --conf spark.shuffle.manager=org.apache.spark.sql.comet.execution.shuffle.CometShuffleManager \
-        --conf spark.memory.offHeap.enabled=true \
-        --conf spark.memory.offHeap.size=1g \
-        --conf spark.ui.showConsoleProgress=false \
         "$ROOT/tests/e2e_comet.py"; then
       echo "run_e2e: FAILED for pyspark $version (comet)" >&2
       status=1
     fi
+    # The query-shape matrix: Comet's own cache first (its results are the reference; it needs
+    # Comet's serializer, so no spark.sql.cache.serializer), then ours in one JVM and on two
+    # executor JVMs, where plans that hold our Comet scan are deserialized by other JVMs.
+    matrix="$(mktemp -d)"
+    own=("${common[@]}")
+    for i in "${!own[@]}"; do
+      [[ "${own[$i]}" == spark.sql.cache.serializer=* ]] && unset 'own[i]' 'own[i-1]'
+    done
+    if ! timed "pyspark $version comet matrix: Comet's cache" "$venv/bin/spark-submit" \
+        "${own[@]}" "${comet_conf[@]}" --master 'local[2]' \
+        --conf spark.plugins=org.apache.spark.CometPlugin \
+        "$ROOT/tests/e2e_comet_matrix.py" comet-own "$matrix/own.json"; then
+      echo "run_e2e: FAILED for pyspark $version (comet matrix, Comet's own cache)" >&2
+      status=1
+    fi
+    for master in 'local[2]' 'local-cluster[2,1,1024]'; do
+      if ! timed "pyspark $version comet matrix: ours, $master" "$venv/bin/spark-submit" \
+          "${common[@]}" "${comet_conf[@]}" --master "$master" \
+          --conf spark.plugins=org.apache.spark.CometPlugin \
+          "$ROOT/tests/e2e_comet_matrix.py" ours "$matrix/ours.json" "$matrix/own.json"; then
+        echo "run_e2e: FAILED for pyspark $version (comet matrix, ours on $master)" >&2
+        status=1
+      fi
+    done
+    rm -rf "$matrix"
   fi
 done
 echo "run_e2e: wall time per run"

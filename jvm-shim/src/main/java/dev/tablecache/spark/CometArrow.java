@@ -76,6 +76,11 @@ final class CometArrow {
     return c;
   }
 
+  /** Whether the Comet that {@code loader} sees has the Arrow API this class uses. */
+  static boolean fits(ClassLoader loader) {
+    return load(loader) != null;
+  }
+
   private static CometArrow load(ClassLoader loader) {
     if (loader == null) {
       return null;

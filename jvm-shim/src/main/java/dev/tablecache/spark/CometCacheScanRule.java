@@ -31,8 +31,7 @@ final class CometCacheScanRule extends Rule<SparkPlan> {
     SQLConf conf = session.sessionState().conf();
     if (!Boolean.parseBoolean(conf.getConfString(SWITCH, "true"))
         || !CometReadDefaults.cometExecutes(conf)
-        || !NativeLibrary.isAvailable()
-        || CometArrow.get() == null) { // null: a Comet whose Arrow API differs keeps its path
+        || !NativeLibrary.isAvailable()) {
       return plan;
     }
     return PhysicalPlans.replaceTopDown(plan, CometScanAdapter::replace);

@@ -1,7 +1,13 @@
 package dev.tablecache.spark;
 
+import java.io.InvalidObjectException;
+import java.io.ObjectStreamException;
+import java.io.Serializable;
+import java.lang.ref.WeakReference;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
+import java.util.Map;
+import java.util.WeakHashMap;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.columnar.InMemoryRelation;
@@ -24,8 +30,18 @@ import org.slf4j.LoggerFactory;
  * native plan without another copy ({@code CometArrowStream.wrapColumnarBatchRDD}, the path it
  * takes for any Arrow-backed input). tablecache does not compile against Comet, and javac cannot
  * subclass Scala plan classes (Spark's F-bounded {@code TreeNode} bridges), so the subclass is
- * compiled once per JVM at run time with janino, the compiler Spark's own code generation uses.
- * Public only for that generated class, which calls {@link #cometBatches}.
+ * compiled at run time with janino, the compiler Spark's own code generation uses, once per JVM
+ * and class loader. Compiling against the Comet that is really there is also the version check:
+ * a Comet whose internals differ fails the compile, and its own conversion stays (one INFO line).
+ *
+ * <p>A generated class exists only in the JVM and class loader that compiled it, but plans
+ * travel: an operator whose task closure captures its child plan (Comet's top-N, for one) ships
+ * the adapter to every executor. So the adapter is serialized as {@link SerializedForm} (its
+ * child plan), which a task's deserialization turns back into the adapter compiled in that JVM,
+ * the way Spark ships generated code as source rather than as classes.
+ *
+ * <p>Public only for the generated class, which calls {@link #cometBatches} and {@link
+ * #serializedForm}.
  */
 public final class CometScanAdapter {
 
@@ -40,13 +56,18 @@ public final class CometScanAdapter {
           + "  public TableCacheCometConversion(org.apache.spark.sql.execution.SparkPlan child) {\n"
           + "    super(child);\n"
           + "  }\n"
+          // child() has a TreeNode bridge beside it; which one janino resolves depends on how the
+          // superclass was compiled.
+          + "  private org.apache.spark.sql.execution.SparkPlan plan() {\n"
+          + "    return (org.apache.spark.sql.execution.SparkPlan) child();\n"
+          + "  }\n"
           + "  public org.apache.spark.rdd.RDD doExecuteColumnar() {\n"
-          + "    return dev.tablecache.spark.CometScanAdapter.cometBatches(child());\n"
+          + "    return dev.tablecache.spark.CometScanAdapter.cometBatches(plan());\n"
           + "  }\n"
           + "  public org.apache.spark.rdd.RDD doExecuteAsArrowStream() {\n"
           + "    org.apache.spark.sql.comet.execution.arrow.CometArrowStream$ streams =\n"
           + "        org.apache.spark.sql.comet.execution.arrow.CometArrowStream$.MODULE$;\n"
-          + "    return streams.wrapColumnarBatchRDD(doExecuteColumnar(), child().schema(),\n"
+          + "    return streams.wrapColumnarBatchRDD(doExecuteColumnar(), plan().schema(),\n"
           + "        streams.NATIVE_TIMEZONE(), nodeName());\n"
           + "  }\n"
           // Spark replaces a child only when the new one is not equal to it, and Comet's case class
@@ -67,19 +88,26 @@ public final class CometScanAdapter {
           + "      org.apache.spark.sql.execution.SparkPlan newChild) {\n"
           + "    return new TableCacheCometConversion(newChild);\n"
           + "  }\n"
+          // Java serialization: this class cannot be resolved by name in another JVM or loader.
+          + "  protected Object writeReplace() throws java.io.ObjectStreamException {\n"
+          + "    return dev.tablecache.spark.CometScanAdapter.serializedForm(plan());\n"
+          + "  }\n"
           + "}\n";
 
   private static final Logger LOG = LoggerFactory.getLogger(CometScanAdapter.class);
 
-  private static volatile Constructor<?> constructor;
-  private static volatile boolean failed;
+  /**
+   * The compiled adapter per class loader it was compiled under, or the reason it could not be:
+   * weak keys, and the classes held weakly too (a generated class references its loader).
+   */
+  private static final Map<ClassLoader, Object> COMPILED = new WeakHashMap<>();
 
   private CometScanAdapter() {}
 
   /**
    * The adapter over {@code conversion}'s child when {@code conversion} is Comet's conversion of
-   * one of our cache scans, else null (also when the adapter cannot be compiled: Comet's own
-   * conversion then stays, which is correct, only slower).
+   * one of our cache scans, else null (also when this Comet's API is not the one the adapter is
+   * written for: Comet's own conversion then stays, which is correct, only slower).
    */
   static SparkPlan replace(SparkPlan conversion) {
     if (!COMET_CONVERSION.equals(conversion.getClass().getName())
@@ -87,20 +115,21 @@ public final class CometScanAdapter {
         || ourScan(conversion.children().head()) == null) {
       return null;
     }
-    Constructor<?> c = adapterConstructor(conversion.getClass().getClassLoader());
-    if (c == null) {
-      return null;
-    }
-    try {
-      return (SparkPlan) c.newInstance(conversion.children().head());
-    } catch (InstantiationException | IllegalAccessException | InvocationTargetException e) {
-      throw new IllegalStateException("cannot create tablecache's Comet scan", e);
-    }
+    return create(
+        conversion.children().head(),
+        conversion.getClass().getClassLoader(),
+        Thread.currentThread().getContextClassLoader(),
+        CometScanAdapter.class.getClassLoader());
   }
 
   /** Whether a plan is already our adapter (the rule leaves it alone). */
   static boolean isAdapter(SparkPlan plan) {
     return NAME.equals(plan.getClass().getName());
+  }
+
+  /** What the generated class is serialized as. Called by the generated class. */
+  public static Object serializedForm(SparkPlan child) {
+    return new SerializedForm(child);
   }
 
   /**
@@ -130,27 +159,116 @@ public final class CometScanAdapter {
     return scan != null && scan.supportsColumnar() ? scan : null;
   }
 
-  private static Constructor<?> adapterConstructor(ClassLoader cometLoader) {
-    Constructor<?> c = constructor;
-    if (c != null || failed) {
-      return c;
+  /**
+   * The adapter over {@code child}, compiled under the first of {@code loaders} that sees both
+   * Comet's conversion and this class; null when none does or this Comet's API does not fit.
+   */
+  private static SparkPlan create(SparkPlan child, ClassLoader... loaders) {
+    Constructor<?> c = adapterConstructor(loaders);
+    if (c == null) {
+      return null;
     }
-    synchronized (CometScanAdapter.class) {
-      if (constructor == null && !failed) {
+    try {
+      return (SparkPlan) c.newInstance(child);
+    } catch (InstantiationException | IllegalAccessException | InvocationTargetException e) {
+      throw new IllegalStateException("cannot create tablecache's Comet scan", e);
+    }
+  }
+
+  private static Constructor<?> adapterConstructor(ClassLoader... loaders) {
+    ClassLoader parent = null;
+    for (ClassLoader l : loaders) {
+      if (l != null && seesCometAndUs(l)) {
+        parent = l;
+        break;
+      }
+    }
+    synchronized (COMPILED) {
+      ClassLoader key = parent != null ? parent : CometScanAdapter.class.getClassLoader();
+      Object known = COMPILED.get(key);
+      if (known instanceof WeakReference) {
+        Class<?> compiled = (Class<?>) ((WeakReference<?>) known).get();
+        if (compiled != null) {
+          return constructorOf(compiled);
+        }
+      } else if (known != null) {
+        return null; // the reason was logged when it was found
+      }
+      String reason;
+      if (parent == null) {
+        reason = "no class loader here sees both Comet's " + COMET_CONVERSION + " and tablecache";
+      } else {
+        Class<?> compiled = null;
         try {
           SimpleCompiler compiler = new SimpleCompiler();
-          compiler.setParentClassLoader(cometLoader);
+          compiler.setParentClassLoader(parent);
           compiler.cook(SOURCE);
-          constructor =
-              compiler.getClassLoader().loadClass(NAME).getConstructor(SparkPlan.class);
+          compiled = compiler.getClassLoader().loadClass(NAME);
+          reason = null;
         } catch (Exception | LinkageError e) {
-          failed = true;
-          LOG.warn(
-              "tablecache: Comet reads of our caches keep Comet's copying conversion: {}",
-              e.toString());
+          reason = "this Comet's conversion API differs from Comet 1.2's (" + e + ")";
+        }
+        if (reason == null && !CometArrow.fits(parent)) {
+          reason = "this Comet's Arrow API (allocator, C Data import, CometVector) differs from"
+              + " Comet 1.2's";
+        }
+        if (reason == null) {
+          COMPILED.put(key, new WeakReference<>(compiled));
+          return constructorOf(compiled);
         }
       }
-      return constructor;
+      COMPILED.put(key, reason);
+      LOG.info(
+          "tablecache: Comet reads of our caches keep Comet's copying conversion: {}", reason);
+      return null;
+    }
+  }
+
+  private static Constructor<?> constructorOf(Class<?> compiled) {
+    try {
+      return compiled.getConstructor(SparkPlan.class);
+    } catch (NoSuchMethodException e) {
+      throw new IllegalStateException("tablecache's generated Comet scan has no constructor", e);
+    }
+  }
+
+  private static boolean seesCometAndUs(ClassLoader loader) {
+    try {
+      Class.forName(COMET_CONVERSION, false, loader);
+      return Class.forName(CometScanAdapter.class.getName(), false, loader)
+          == CometScanAdapter.class;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  /**
+   * The adapter as Java serialization writes it: its child plan. Read back (a task deserializing
+   * its closure), it becomes the adapter compiled in the reading JVM, under the task's class
+   * loader, where Spark puts the application's jars.
+   */
+  static final class SerializedForm implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final SparkPlan child;
+
+    SerializedForm(SparkPlan child) {
+      this.child = child;
+    }
+
+    private Object readResolve() throws ObjectStreamException {
+      SparkPlan adapter =
+          create(
+              child,
+              Thread.currentThread().getContextClassLoader(),
+              CometScanAdapter.class.getClassLoader());
+      if (adapter == null) {
+        // Only when this JVM's Comet differs from the planning JVM's: the reason is logged.
+        throw new InvalidObjectException(
+            "tablecache: cannot rebuild the Comet scan of a cache in this JVM, whose Comet"
+                + " differs from the one the query was planned with");
+      }
+      return adapter;
     }
   }
 }
