@@ -17,6 +17,12 @@
 #   - tests/e2e_faults.py (concurrency, a killed executor, spill to disk, a corrupted block; it
 #     picks its serializers itself), printing "e2e-faults: N passed, N failed", on the versions
 #     in E2E_FAULT_VERSIONS (default: every version; about a minute each at smoke scale);
+#   - tests/e2e_stored_damage.py (the row count and frame length in front of each frame in
+#     DISK_ONLY block files edited, and heavy damage; Java and Kryo serialization,
+#     spark.rdd.compress off and on; local[2] and local-cluster[2,1,1024]): every query returns
+#     the uncached rows or fails with a TableCacheException, printing "e2e-stored-damage: N
+#     passed, N failed", on the versions in E2E_DAMAGE_VERSIONS (default: 3.5.9 4.3.0, one per
+#     jar line; about 3.5 minutes each);
 #   - tests/e2e_metrics.py on local-cluster[1,1,1024] with spark.plugins=...TableCachePlugin and
 #     Spark's JmxSink on the executor, whose JMX agent listens on a free 127.0.0.1 port: the
 #     counters read through the sink must match the work done, printing
@@ -35,7 +41,7 @@
 #   tests/run_e2e.sh                          # build the jars if missing, run every version
 #   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
 #   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "loading", "faults",
-#                                             # "metrics", "comet")
+#                                             # "damage", "metrics", "comet")
 #   E2E_FAULT_VERSIONS="3.5.9 4.3.0" tests/run_e2e.sh   # fault suite on one version per jar only
 #   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite (default: smoke)
 #   TABLECACHE_JAR=/path/to/tablecache.jar PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh
@@ -43,8 +49,9 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
-SUITES="${E2E_SUITES:-cache loading faults metrics comet}"
+SUITES="${E2E_SUITES:-cache loading faults damage metrics comet}"
 FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$VERSIONS}"
+DAMAGE_VERSIONS="${E2E_DAMAGE_VERSIONS:-3.5.9 4.3.0}"
 source "$ROOT/scripts/lib/pyspark-env.sh"
 source "$ROOT/scripts/lib/comet-env.sh"
 
@@ -120,6 +127,14 @@ for version in $VERSIONS; do
     if ! timed "pyspark $version faults" timeout --kill-after=30 "${E2E_FAULTS_TIMEOUT:-1800}" \
         "$venv/bin/spark-submit" "${common[@]}" "$ROOT/tests/e2e_faults.py"; then
       echo "run_e2e: FAILED for pyspark $version (faults)" >&2
+      status=1
+    fi
+  fi
+  if [[ " $SUITES " == *" damage "* && " $DAMAGE_VERSIONS " == *" $version "* ]]; then
+    echo "run_e2e: pyspark $version, damage outside the frame in stored blocks"
+    if ! timed "pyspark $version stored-block damage" timeout --kill-after=30 1200 \
+        "$venv/bin/spark-submit" "${common[@]}" "$ROOT/tests/e2e_stored_damage.py"; then
+      echo "run_e2e: FAILED for pyspark $version (stored-block damage)" >&2
       status=1
     fi
   fi

@@ -176,6 +176,10 @@ pub enum Error {
     /// The frame would exceed the format's limits.
     #[error("too large: {0}")]
     TooLarge(String),
+    /// The directory declares more decoded bytes than the frame's rows and schema allow
+    /// (the decode budget, `budget.rs`).
+    #[error("decoded sizes over budget: {0}")]
+    OverBudget(String),
     /// A caller error.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
@@ -202,6 +206,7 @@ impl Error {
             | Error::RowCountTooLarge(_)
             | Error::CorruptStats(_)
             | Error::InvalidData { .. }
+            | Error::OverBudget(_)
             | Error::CorruptLegacy(_) => ErrorKind::CorruptFrame,
             Error::ChecksumMismatch { .. } => ErrorKind::ChecksumMismatch,
             Error::UnsupportedVersion(_) | Error::UnsupportedFlags(_) => {

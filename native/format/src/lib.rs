@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod body;
+pub mod budget;
 mod codec;
 mod cursor;
 mod encoding;

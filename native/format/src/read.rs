@@ -7,6 +7,7 @@ use arrow_buffer::MutableBuffer;
 use arrow_schema::{Schema, SchemaRef};
 
 use crate::body::{BodyLayout, PartsReader};
+use crate::budget;
 use crate::codec;
 use crate::encoding::Encoding;
 use crate::error::{Error, Result};
@@ -101,6 +102,17 @@ fn decode_v3(
             &all
         }
     };
+    let entries = indices
+        .iter()
+        .map(|&i| {
+            frame
+                .directory
+                .get(i)
+                .map(|e| (i, e))
+                .ok_or_else(|| Error::Internal(format!("directory entry {i} missing")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    budget::check_columns(&frame.schema.schema, frame.row_count, entries)?;
     let columns = indices
         .iter()
         .map(|&i| column(i))
@@ -168,6 +180,7 @@ fn decode_v3_column(
 
 fn decode_whole_batch(frame: &Frame<'_>) -> Result<Vec<ArrayRef>> {
     let (stored, entry) = frame.payload(0)?;
+    budget::check_whole_batch(&frame.schema.schema, frame.row_count, entry)?;
     let mut body = codec::decompress(stored, entry.codec, entry.raw_len as usize, &|| {
         "whole-batch payload".to_string()
     })?;

@@ -6,6 +6,7 @@ use arrow_array::{Array, RecordBatch};
 use arrow_data::ArrayData;
 
 use crate::body::{check_supported, normalized, BodyParts};
+use crate::budget;
 use crate::codec::{self, Codec, MAX_PAYLOAD};
 use crate::cursor::to_u32;
 use crate::encoding::Encoding;
@@ -159,6 +160,7 @@ pub(crate) fn write_frame(
 
     let mut scratch = Vec::new();
     let mut any_encoded = false;
+    let mut decoded_total = 0u64;
     let mut write_payload =
         |out: &mut Vec<u8>, index: usize, payload: &[BodyParts<'_>]| -> Result<()> {
             let start = out.len();
@@ -192,6 +194,14 @@ pub(crate) fn write_frame(
             if raw_len as u64 > MAX_PAYLOAD || out.len() as u64 > MAX_PAYLOAD {
                 return Err(Error::TooLarge(format!(
                     "frame exceeds {MAX_PAYLOAD} bytes"
+                )));
+            }
+            // The reader's decode budget: never write what it refuses.
+            decoded_total += raw_len as u64;
+            if decoded_total > budget::MAX_DECODED_FRAME_BYTES {
+                return Err(Error::TooLarge(format!(
+                    "the frame's columns decode to more than {} bytes",
+                    budget::MAX_DECODED_FRAME_BYTES
                 )));
             }
             let stored = &out[start..];

@@ -651,3 +651,137 @@ fn schema_bombs_fail_quickly_with_a_small_peak() {
         ),
     ]);
 }
+
+/// A zstd frame (RFC 8878) whose content is `prefix` then `zeros` zero bytes: one raw block and
+/// then run-length blocks of 128 KiB, so a few KiB of stored bytes declare gigabytes. A real
+/// decoder expands it; the frame header states the content size, as zstd's own encoder does.
+fn zstd_zeros(prefix: &[u8], zeros: u64) -> Vec<u8> {
+    const BLOCK: u64 = 128 << 10;
+    let mut out = vec![0x28, 0xB5, 0x2F, 0xFD];
+    // 8-byte content size, a window descriptor (not single segment), no checksum, no dictionary.
+    out.push(0xC0);
+    out.push(7 << 3); // window 2^(10 + 7) = 128 KiB
+    out.extend_from_slice(&(prefix.len() as u64 + zeros).to_le_bytes());
+    let mut blocks: Vec<(u8, u64, Option<&[u8]>)> = Vec::new();
+    if !prefix.is_empty() {
+        assert!(prefix.len() as u64 <= BLOCK);
+        blocks.push((0, prefix.len() as u64, Some(prefix)));
+    }
+    let mut left = zeros;
+    while left > 0 {
+        let n = left.min(BLOCK);
+        blocks.push((1, n, None));
+        left -= n;
+    }
+    let last = blocks.len() - 1;
+    for (i, (kind, size, raw)) in blocks.into_iter().enumerate() {
+        let header = u32::from(i == last) | (u32::from(kind) << 1) | ((size as u32) << 3);
+        out.extend_from_slice(&header.to_le_bytes()[..3]);
+        match raw {
+            Some(bytes) => out.extend_from_slice(bytes),
+            None => out.push(0),
+        }
+    }
+    out
+}
+
+/// The plain body of a one-row string column whose value is `len` zero bytes (FORMAT.md §3):
+/// everything but the value bytes, which [`zstd_zeros`] supplies.
+fn one_string_body_prefix(len: u32) -> (Vec<u8>, u64) {
+    let mut b = Vec::new();
+    for v in [1u32, 3, 1, 0, 0, 8, len] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.resize(32, 0); // header padded to 8
+    b.extend_from_slice(&0u32.to_le_bytes()); // offsets 0, len
+    b.extend_from_slice(&len.to_le_bytes());
+    let zeros = u64::from(len).div_ceil(8) * 8;
+    (b, zeros)
+}
+
+/// A V3 frame (zstd, CRC32C, no stats) of one row and `columns` string columns, each payload a
+/// [`zstd_zeros`] frame decoding to a valid body whose value is `len` zero bytes; every
+/// checksum is valid.
+fn zero_strings_frame(columns: usize, len: u32) -> Vec<u8> {
+    let cols = (0..columns)
+        .map(|i| {
+            (
+                format!("s{i}"),
+                Arc::new(StringArray::from(vec!["x"])) as ArrayRef,
+            )
+        })
+        .collect::<Vec<_>>();
+    let batch = common::batch(cols.iter().map(|(n, a)| (n.as_str(), a.clone())).collect());
+    let clean = frame_of(&batch, Format::V3, false, Codec::Zstd);
+    let (_, directory, payload_start) = layout(&clean);
+    let mut out = clean[..payload_start].to_vec();
+    let mut offset = 0u32;
+    for i in 0..columns {
+        let (prefix, zeros) = one_string_body_prefix(len);
+        let payload = zstd_zeros(&prefix, zeros);
+        let at = directory + 20 * i;
+        put_u32(&mut out, at, offset);
+        put_u32(&mut out, at + 4, payload.len() as u32);
+        put_u32(&mut out, at + 8, (prefix.len() as u64 + zeros) as u32);
+        put_u32(&mut out, at + 12, crc32c::crc32c(&payload));
+        out[at + 16] = 2; // zstd
+        out[at + 17] = 0; // plain
+        offset += payload.len() as u32;
+        out.extend_from_slice(&payload);
+    }
+    out[5] &= !0x08; // no payload is encoded (FORMAT.md: the ENCODED flag)
+    reseal(&mut out);
+    out
+}
+
+#[test]
+fn zstd_bomb_frames_are_valid_and_refused_over_the_budget() {
+    // The same construction, small: a valid frame that decodes to what it declares.
+    let small = zero_strings_frame(3, 1 << 20);
+    let batch = decode(&small, None).expect("a small zero-strings frame decodes");
+    assert_eq!(batch.num_rows(), 1);
+    for c in batch.columns() {
+        let s = c.as_any().downcast_ref::<StringArray>().expect("strings");
+        assert_eq!(s.value(0).len(), 1 << 20);
+        assert!(s.value(0).bytes().all(|b| b == 0));
+    }
+    // Three columns of 1.5 GiB: 4.5 GiB declared by 150 KiB of stored bytes, above the 4 GiB
+    // per-frame budget. Refused before anything is decompressed.
+    let bomb = zero_strings_frame(3, 3 << 29);
+    assert!(bomb.len() < 200 << 10, "bomb is {} bytes", bomb.len());
+    check(vec![(
+        "zstd bomb: 3 x 1.5 GiB strings",
+        bomb.clone(),
+        ErrorKind::CorruptFrame,
+    )]);
+    let message = decode(&bomb, None).expect_err("over budget").to_string();
+    assert!(message.contains("per-frame budget"), "{message}");
+}
+
+#[test]
+fn fixed_width_payloads_declaring_more_than_their_rows_are_refused() {
+    use ErrorKind::*;
+    let longs = common::batch(vec![(
+        "l",
+        Arc::new(Int64Array::from((0..10).collect::<Vec<i64>>())) as ArrayRef,
+    )]);
+    let clean = frame_of(&longs, Format::V3, false, Codec::Zstd);
+    let (_, directory, payload_start) = layout(&clean);
+    // A payload that really decodes to 1 GiB, for a column of 10 longs (at most 112 bytes).
+    let payload = zstd_zeros(&[], 1 << 30);
+    let mut bomb = clean[..payload_start].to_vec();
+    put_u32(&mut bomb, directory + 4, payload.len() as u32);
+    put_u32(&mut bomb, directory + 8, 1 << 30);
+    put_u32(&mut bomb, directory + 12, crc32c::crc32c(&payload));
+    bomb[directory + 17] = 0; // plain
+    bomb[5] &= !0x08;
+    bomb.extend_from_slice(&payload);
+    reseal(&mut bomb);
+    check(vec![(
+        "10 longs declaring 1 GiB",
+        bomb.clone(),
+        CorruptFrame,
+    )]);
+    let message = decode(&bomb, None).expect_err("over budget").to_string();
+    assert!(message.contains("10 rows of it take at most"), "{message}");
+}

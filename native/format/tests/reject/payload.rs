@@ -88,8 +88,9 @@ pub fn cases() -> Vec<RejectCase> {
         ),
         case(
             "payload_v3_row_count_disagrees",
-            "SCHEMA_MISMATCH",
-            "a V3 frame (no stats) whose header says 4 rows, its columns hold 5; checksum valid",
+            "CORRUPT_FRAME",
+            "a V3 frame (no stats) whose header says 4 rows, its columns hold 5; checksum valid \
+             (the decode budget: its fixed-width columns declare more than 4 rows take)",
             set_u32(&v3_none, 8, 4),
         ),
         case(

@@ -54,8 +54,7 @@ final class CometBatchDecoder implements BatchDecoder {
       TableCacheMetrics.DECODE_NANOS.add(System.nanoTime() - began);
       TableCacheMetrics.BATCHES_DECODED.increment();
       if (rows != b.numRows()) {
-        throw new IllegalStateException(
-            "decoded " + rows + " rows, the cached batch has " + b.numRows());
+        throw FrameDecoder.rowCountMismatch(b.numRows(), rows);
       }
       for (int i = 0; i < n; i++) {
         decoded[i] = structs[i].importColumn();

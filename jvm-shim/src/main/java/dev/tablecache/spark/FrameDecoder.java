@@ -1,6 +1,7 @@
 package dev.tablecache.spark;
 
 import dev.tablecache.TableCache;
+import dev.tablecache.TableCacheException;
 import dev.tablecache.jni.NativeColumn;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,6 +82,9 @@ final class FrameDecoder implements BatchDecoder {
     currentColumns = columns;
     TableCacheMetrics.LIVE_DECODED_BATCHES.increment();
     TableCacheMetrics.BATCHES_DECODED.increment();
+    for (NativeColumn c : columns) {
+      checkRows(b, c.length);
+    }
     ColumnVector[] decoded = new ColumnVector[columns.length];
     for (int i = 0; i < decoded.length; i++) {
       decoded[i] = NativeColumnVector.of(columns[i], decodeTypes[i]);
@@ -99,6 +103,7 @@ final class FrameDecoder implements BatchDecoder {
     current = root;
     TableCacheMetrics.LIVE_DECODED_BATCHES.increment();
     TableCacheMetrics.BATCHES_DECODED.increment();
+    checkRows(b, root.getRowCount());
     if (root.getFieldVectors().size() != decodeColumns.length) {
       release();
       throw new IllegalStateException(
@@ -119,6 +124,29 @@ final class FrameDecoder implements BatchDecoder {
       decoded[i] = vectorOf(v, decodeTypes[i]);
     }
     return decoded;
+  }
+
+  /**
+   * Readers index the decoded columns by row id up to the batch's row count: a count that
+   * differs from what was decoded (a damaged stored block) never reaches them. Releases the
+   * decoded batch before throwing.
+   */
+  private void checkRows(NativeCachedBatch b, int decodedRows) {
+    if (decodedRows != b.numRows()) {
+      release();
+      throw rowCountMismatch(b.numRows(), decodedRows);
+    }
+  }
+
+  /** The error when a cached batch's row count differs from its decoded frame's. */
+  static TableCacheException rowCountMismatch(int batchRows, int decodedRows) {
+    return new TableCacheException(
+        TableCacheException.Kind.CORRUPT_FRAME,
+        "cached batch says "
+            + batchRows
+            + " rows but its frame decodes to "
+            + decodedRows
+            + ": the stored block is damaged");
   }
 
   /** {@code batch} as one of ours, or an error naming what it is. */

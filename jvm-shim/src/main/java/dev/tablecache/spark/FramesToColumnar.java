@@ -51,7 +51,7 @@ final class FramesToColumnar extends AbstractIterator<ColumnarBatch> {
     CachedBatch batch;
     try {
       batch = in.next();
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // checked ones too: Scala iterators throw IOExceptions undeclared
       throw storedBlockFailed(e);
     }
     try {
@@ -67,15 +67,20 @@ final class FramesToColumnar extends AbstractIterator<ColumnarBatch> {
   private boolean inHasNext() {
     try {
       return in.hasNext();
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // checked ones too: Scala iterators throw IOExceptions undeclared
       throw storedBlockFailed(e);
     }
   }
 
-  /** The input iterates the stored block: its failure (other than a kill) may be damage. */
-  private RuntimeException storedBlockFailed(RuntimeException e) {
+  /**
+   * The input iterates the stored block, deserializing it (Spark's decompression and
+   * deserialization streams: {@code IOException}s from LZ4, zstd, Snappy or Java serialization,
+   * {@code KryoException}s, our own {@code CORRUPT_FRAME}s): its failure, other than a kill,
+   * may be damage.
+   */
+  private RuntimeException storedBlockFailed(Exception e) {
     if (!BlockHealer.mayBeDamage(e)) {
-      return e;
+      throw FramesToColumnar.<RuntimeException>rethrow(e); // a kill stays what it is
     }
     Throwable kind = rootKind(e);
     return healer.damaged(
@@ -83,6 +88,12 @@ final class FramesToColumnar extends AbstractIterator<ColumnarBatch> {
         kind instanceof TableCacheException
             ? ((TableCacheException) kind).kind()
             : TableCacheException.Kind.CORRUPT_FRAME);
+  }
+
+  /** Throws {@code e} as it is, checked or not (what the Scala iterator did). */
+  @SuppressWarnings("unchecked")
+  private static <E extends Exception> E rethrow(Exception e) throws E {
+    throw (E) e;
   }
 
   /** The first TableCacheException in the cause chain, else {@code e}. */

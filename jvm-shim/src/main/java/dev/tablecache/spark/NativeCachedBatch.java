@@ -20,7 +20,8 @@ import org.apache.spark.sql.columnar.SimpleMetricsCachedBatch;
  * parses them on first use (pure Java, no JNI) and keeps the row in a transient field.
  *
  * <p>Java serialization (Externalizable) and Kryo (KryoSerializable) both write exactly
- * {@code numRows, length, bytes}. Under {@code spark.kryo.registrationRequired=true} register this
+ * {@code numRows, length, bytes}; reads check both fields against the stream and the frame
+ * ({@link StoredForm}). Under {@code spark.kryo.registrationRequired=true} register this
  * class, e.g. {@code spark.kryo.classesToRegister=dev.tablecache.spark.NativeCachedBatch} or
  * {@code spark.kryo.registrator=dev.tablecache.spark.TableCacheKryoRegistrator}.
  */
@@ -99,13 +100,10 @@ public final class NativeCachedBatch
 
   @Override
   public void readExternal(ObjectInput in) throws IOException {
-    numRows = in.readInt();
+    int rows = in.readInt();
     int len = in.readInt();
-    if (numRows < 0 || len < 0) {
-      throw new IOException("corrupt NativeCachedBatch header: rows=" + numRows + " len=" + len);
-    }
-    frame = new byte[len];
-    in.readFully(frame);
+    frame = StoredForm.readFrame(in, rows, len);
+    numRows = rows;
   }
 
   @Override
@@ -117,13 +115,10 @@ public final class NativeCachedBatch
 
   @Override
   public void read(Kryo kryo, Input input) {
-    numRows = input.readInt();
+    int rows = input.readInt();
     int len = input.readInt(true);
-    if (numRows < 0 || len < 0) {
-      throw new IllegalStateException(
-          "corrupt NativeCachedBatch header: rows=" + numRows + " len=" + len);
-    }
-    frame = input.readBytes(len);
+    frame = StoredForm.readFrame(input::readBytes, rows, len);
+    numRows = rows;
   }
 
   @Override

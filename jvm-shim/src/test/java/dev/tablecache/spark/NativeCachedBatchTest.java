@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tablecache.CacheFormat;
 import dev.tablecache.Codec;
 import dev.tablecache.TableCache;
+import dev.tablecache.TableCacheException;
 import dev.tablecache.WriteOptions;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -16,6 +18,7 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -193,6 +196,130 @@ class NativeCachedBatchTest {
         kryo.deserialize(buf, ClassTag$.MODULE$.apply(NativeCachedBatch.class));
     assertEquals(ROWS, back.numRows());
     assertArrayEquals(frame, back.frame());
+  }
+
+  /** The Java-serialized batch with its stored row count and frame length replaced. */
+  private byte[] javaStored(int rows, int len) throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(new NativeCachedBatch(ROWS, frame));
+    }
+    byte[] b = bytes.toByteArray();
+    int magic = indexOf(b, new byte[] {(byte) 0x89, 'T', 'C', 'F'});
+    ByteBuffer.wrap(b, magic - 8, 8).putInt(rows).putInt(len);
+    return b;
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    throw new AssertionError("not found");
+  }
+
+  private static TableCacheException readJavaFails(byte[] stored) {
+    return assertThrows(
+        TableCacheException.class,
+        () -> {
+          try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(stored))) {
+            in.readObject();
+          }
+        });
+  }
+
+  @Test
+  void javaStoredFieldsAreCheckedAgainstTheStreamAndTheFrame() throws Exception {
+    for (int rows : new int[] {ROWS - 1, ROWS + 1, 0, -1}) {
+      TableCacheException e = readJavaFails(javaStored(rows, frame.length));
+      assertEquals(TableCacheException.Kind.CORRUPT_FRAME, e.kind(), e.getMessage());
+    }
+    TableCacheException e = readJavaFails(javaStored(ROWS + 1, frame.length));
+    assertTrue(e.getMessage().contains("says " + (ROWS + 1) + " rows but its frame's header says "
+        + ROWS), e.getMessage());
+    // A length near 2 GiB on a stream of a few hundred bytes: refused when the bytes end, with
+    // at most one read chunk allocated, not 2 GiB.
+    e = readJavaFails(javaStored(ROWS, Integer.MAX_VALUE - 100));
+    assertEquals(TableCacheException.Kind.CORRUPT_FRAME, e.kind());
+    assertTrue(e.getMessage().contains("above spark.tablecache.maxFrameBytes")
+        || e.getMessage().contains("stored block ends after"), e.getMessage());
+    e = readJavaFails(javaStored(ROWS, StoredFormLimits.ONE_GIB));
+    assertTrue(e.getMessage().contains("stored block ends after " + frame.length), e.getMessage());
+    // A shorter length cuts the frame: its own header no longer fits or its parse fails later.
+    NativeCachedBatch shorter;
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(javaStored(ROWS, frame.length - 100)))) {
+      shorter = (NativeCachedBatch) in.readObject();
+    } catch (TableCacheException refused) {
+      shorter = null;
+    }
+    if (shorter != null) {
+      NativeCachedBatch cut = shorter;
+      TableCacheException parse = assertThrows(TableCacheException.class, cut::stats);
+      assertEquals(TableCacheException.Kind.CORRUPT_FRAME, parse.kind(), parse.getMessage());
+    }
+  }
+
+  @Test
+  void kryoStoredFieldsAreCheckedAgainstTheStreamAndTheFrame() {
+    SparkConf conf =
+        new SparkConf()
+            .set("spark.kryo.registrationRequired", "true")
+            .set("spark.kryo.registrator", TableCacheKryoRegistrator.class.getName());
+    SerializerInstance kryo = new KryoSerializer(conf).newInstance();
+    ByteBuffer buf =
+        kryo.serialize(new NativeCachedBatch(ROWS, frame), ClassTag$.MODULE$.apply(NativeCachedBatch.class));
+    byte[] clean = new byte[buf.remaining()];
+    buf.get(clean);
+    int magic = indexOf(clean, new byte[] {(byte) 0x89, 'T', 'C', 'F'});
+    // numRows then the length, right before the frame. Spark's Kryo output writes both as 4
+    // bytes (little-endian, no varint: its unsafe-free Output of Kryo 4 without varints here);
+    // a varint length is 2 bytes for this frame. Both are tried, by value.
+    ByteOrder order = ByteOrder.LITTLE_ENDIAN;
+    int lengthBytes = 4;
+    if (ByteBuffer.wrap(clean, magic - 4, 4).order(order).getInt() != frame.length) {
+      order = ByteOrder.BIG_ENDIAN;
+      lengthBytes = 2;
+    }
+    int rowsAt = magic - lengthBytes - 4;
+    assertEquals(ROWS, ByteBuffer.wrap(clean, rowsAt, 4).order(order).getInt(), "numRows found");
+    byte[] up = clean.clone();
+    ByteBuffer.wrap(up, rowsAt, 4).order(order).putInt(ROWS + 1);
+    TableCacheException e =
+        assertThrows(
+            TableCacheException.class,
+            () -> kryo.deserialize(ByteBuffer.wrap(up), ClassTag$.MODULE$.apply(NativeCachedBatch.class)));
+    assertEquals(TableCacheException.Kind.CORRUPT_FRAME, e.kind(), e.getMessage());
+    // A length near 2 GiB: the stream ends first.
+    byte[] huge = clean.clone();
+    if (lengthBytes == 4) {
+      ByteBuffer.wrap(huge, magic - 4, 4).order(order).putInt(Integer.MAX_VALUE - 100);
+    } else {
+      huge = new byte[clean.length + 3];
+      System.arraycopy(clean, 0, huge, 0, magic - 2);
+      byte[] big = {(byte) 0x9B, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x07};
+      System.arraycopy(big, 0, huge, magic - 2, 5);
+      System.arraycopy(clean, magic, huge, magic + 3, clean.length - magic);
+    }
+    byte[] hugeStored = huge;
+    e =
+        assertThrows(
+            TableCacheException.class,
+            () ->
+                kryo.deserialize(
+                    ByteBuffer.wrap(hugeStored), ClassTag$.MODULE$.apply(NativeCachedBatch.class)));
+    assertEquals(TableCacheException.Kind.CORRUPT_FRAME, e.kind(), e.getMessage());
+    assertTrue(e.getMessage().contains("stored block ends after"), e.getMessage());
+  }
+
+  /** Sizes the stored-form tests use. */
+  private static final class StoredFormLimits {
+    static final int ONE_GIB = 1 << 30;
   }
 
   @Test
