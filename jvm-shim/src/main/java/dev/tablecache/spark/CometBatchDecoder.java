@@ -1,6 +1,7 @@
 package dev.tablecache.spark;
 
 import dev.tablecache.TableCacheException;
+import dev.tablecache.format.DecodedSize;
 import dev.tablecache.jni.NativeCodec;
 import dev.tablecache.jni.NativeLibrary;
 import org.apache.spark.sql.columnar.CachedBatch;
@@ -21,6 +22,7 @@ final class CometBatchDecoder implements BatchDecoder {
   private final CometArrow comet;
   private final ProjectionSlots slots;
   private ColumnarBatch current;
+  private final DecodedMemory memory = DecodedMemory.forCurrentTask();
 
   CometBatchDecoder(CometArrow comet, int[] projection, DataType[] outputTypes) {
     this.comet = comet;
@@ -38,6 +40,7 @@ final class CometBatchDecoder implements BatchDecoder {
       return new ColumnarBatch(new ColumnVector[0], b.numRows());
     }
     NativeLibrary.ensureLoaded();
+    memory.acquire(DecodedSize.declared(b.frame(), slots.decodeColumns));
     CometArrow.CStructs[] structs = new CometArrow.CStructs[n];
     ColumnVector[] decoded = new ColumnVector[n];
     boolean ok = false;
@@ -104,8 +107,12 @@ final class CometBatchDecoder implements BatchDecoder {
   public synchronized void close() {
     ColumnarBatch b = current;
     current = null;
-    if (b != null) {
-      b.close();
+    try {
+      if (b != null) {
+        b.close();
+      }
+    } finally {
+      memory.releaseAll();
     }
   }
 }

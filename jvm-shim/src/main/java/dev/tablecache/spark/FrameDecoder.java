@@ -2,6 +2,7 @@ package dev.tablecache.spark;
 
 import dev.tablecache.TableCache;
 import dev.tablecache.TableCacheException;
+import dev.tablecache.format.DecodedSize;
 import dev.tablecache.jni.NativeColumn;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,8 @@ final class FrameDecoder implements BatchDecoder {
   /** The batch decoded last by address, or null. */
   private NativeColumn[] currentColumns;
   private boolean closed;
+  /** The decoded batch's native memory, accounted to the task's execution memory. */
+  private final DecodedMemory memory = DecodedMemory.forCurrentTask();
 
   /**
    * @param projection cache column index of every output column (duplicates allowed)
@@ -66,6 +69,7 @@ final class FrameDecoder implements BatchDecoder {
       TableCacheMetrics.BATCHES_ROWS_ONLY.increment();
       return new ColumnarBatch(new ColumnVector[0], b.numRows());
     }
+    memory.acquire(DecodedSize.declared(b.frame(), decodeColumns));
     ColumnVector[] decoded = allFlat ? decodeFlat(b) : decodeWithArrowJava(b);
     ColumnVector[] out = new ColumnVector[outputSlot.length];
     for (int i = 0; i < out.length; i++) {
@@ -178,6 +182,7 @@ final class FrameDecoder implements BatchDecoder {
 
   /** Frees the native memory of the batch decoded last, if any. */
   synchronized void release() {
+    memory.releaseAll();
     for (VectorSchemaRoot asStrings : retyped) {
       asStrings.close();
     }

@@ -1,0 +1,99 @@
+package dev.tablecache.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tablecache.format.DecodedSize;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.TaskContext;
+import org.apache.spark.memory.TaskMemoryManager;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Decoded native memory is accounted to the task's execution memory in Spark's memory manager:
+ * asked for before each decode (the batch's declared decoded size), given back when the batch is
+ * released, for both the flat (by address) and the Arrow Java read.
+ */
+@Tag("spark")
+class DecodedMemorySparkTest {
+
+  private static SparkSession spark;
+
+  @BeforeAll
+  static void start() {
+    spark = SparkTestSupport.start("decoded-memory");
+  }
+
+  @AfterAll
+  static void stop() {
+    SparkTestSupport.stop(spark);
+  }
+
+  @Test
+  void decodedBatchesHoldTaskExecutionMemoryUntilReleased() {
+    Dataset<Row> df =
+        spark
+            .range(0, 2000, 1, 2)
+            .selectExpr("id", "concat('value-', CAST(id AS STRING)) AS s", "array(id, id) AS arr");
+    df.cache().count();
+    try {
+      List<long[]> seen =
+          SparkTestSupport.cacheScan(df)
+              .relation()
+              .cacheBuilder()
+              .cachedColumnBuffers()
+              .toJavaRDD()
+              .mapPartitions(
+                  batches -> {
+                    List<long[]> out = new ArrayList<>();
+                    TaskMemoryManager tmm = TaskContext.get().taskMemoryManager();
+                    FrameDecoder flat =
+                        new FrameDecoder(
+                            new int[] {0, 1},
+                            new DataType[] {DataTypes.LongType, DataTypes.StringType});
+                    FrameDecoder nested =
+                        new FrameDecoder(
+                            new int[] {2},
+                            new DataType[] {
+                              DataTypes.createArrayType(DataTypes.LongType, false)
+                            });
+                    while (batches.hasNext()) {
+                      NativeCachedBatch b = (NativeCachedBatch) batches.next();
+                      for (FrameDecoder d : new FrameDecoder[] {flat, nested}) {
+                        int[] columns = d == flat ? new int[] {0, 1} : new int[] {2};
+                        long before = tmm.getMemoryConsumptionForThisTask();
+                        d.decode(b);
+                        long during = tmm.getMemoryConsumptionForThisTask();
+                        d.release();
+                        long after = tmm.getMemoryConsumptionForThisTask();
+                        out.add(
+                            new long[] {
+                              before, during, after, DecodedSize.declared(b.frame(), columns)
+                            });
+                      }
+                    }
+                    flat.close();
+                    nested.close();
+                    return out.iterator();
+                  })
+              .collect();
+      assertTrue(seen.size() >= 4, "batches read: " + seen.size() / 2);
+      for (long[] s : seen) {
+        assertTrue(s[3] > 0, "declared decoded size " + s[3]);
+        assertEquals(s[3], s[1] - s[0], "held while decoded");
+        assertEquals(s[0], s[2], "given back when released");
+      }
+    } finally {
+      df.unpersist(true);
+    }
+  }
+}
