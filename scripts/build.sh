@@ -3,7 +3,8 @@
 # (scripts/lib/aarch64-env.sh: Debian's gcc-aarch64-linux-gnu + libc6-dev-arm64-cross and the
 # rustup target aarch64-unknown-linux-gnu), then one jar per Spark line carrying both, at
 # /linux/amd64/libtablecache.so and /linux/aarch64/libtablecache.so (Maven profiles spark-4 and
-# spark-3.5):
+# spark-3.5), each with the libtablecache.build-id that cargo writes next to the library
+# (native/jni/build.rs; the loader compares it with the loaded library's):
 #   jvm-shim/target/spark-4/tablecache-<version>-spark4_2.13.jar      Spark 4.x (Scala 2.13)
 #   jvm-shim/target/spark-3.5/tablecache-<version>-spark3.5_2.12.jar  Spark 3.5 (Scala 2.12)
 # and the PySpark wheel that carries both jars:

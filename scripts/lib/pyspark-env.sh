@@ -51,7 +51,7 @@ tablecache_jar() {
   lib="${CARGO_TARGET_DIR:-$TC_ROOT/target}/release/libtablecache.so"
   jar="$(ls "$TC_ROOT"/jvm-shim/target/spark-$line/tablecache-*-spark${line}_2.1?.jar 2>/dev/null | head -n1 || true)"
   if [[ -z "$jar" || ! -f "$lib" ]] \
-      || [[ -n "$(find "$TC_ROOT/native/format/src" "$TC_ROOT/native/jni/src" "$TC_ROOT/native/format/Cargo.toml" "$TC_ROOT/native/jni/Cargo.toml" "$TC_ROOT/Cargo.toml" \
+      || [[ -n "$(find "$TC_ROOT/native/format/src" "$TC_ROOT/native/jni/src" "$TC_ROOT/native/format/Cargo.toml" "$TC_ROOT/native/jni/Cargo.toml" "$TC_ROOT/native/jni/build.rs" "$TC_ROOT/Cargo.toml" \
                    "$TC_ROOT/jvm-shim/src/main" "$TC_ROOT/jvm-shim/pom.xml" -newer "$jar" -print -quit)" ]]; then
     echo "building the native library and the jars (scripts/build.sh)" >&2
     "$TC_ROOT/scripts/build.sh" >&2

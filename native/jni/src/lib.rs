@@ -31,6 +31,12 @@ use tablecache_format::{Error, ErrorKind};
 /// The library version; the JVM shim refuses a library whose version differs from its own.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The build id (build.rs): a hash over the sources, manifests, lock file, target, profile,
+/// features and compiler this library was built from, prefixed with the target triple and the
+/// profile. The same build writes it to `libtablecache.build-id` next to the library, which the
+/// jar carries beside its library resource; the JVM shim refuses a library whose id differs.
+pub const BUILD_ID: &str = env!("TABLECACHE_BUILD_ID");
+
 #[cfg(feature = "jemalloc")]
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
@@ -526,6 +532,19 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_version<'local>(
         .resolve::<ThrowTableCacheException>()
 }
 
+/// JNI export `NativeCodec.buildId`: the build id ([`BUILD_ID`]).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_buildId<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> JString<'local> {
+    unowned
+        .with_env(|env| -> JniResult<JString<'local>> {
+            Ok(JString::from_str(env, crate::BUILD_ID)?)
+        })
+        .resolve::<ThrowTableCacheException>()
+}
+
 /// JNI export `NativeCodec.allocationStats`: `{live handles, bytes they hold, allocator
 /// allocated bytes, allocator resident bytes}`; the last two are -1 without jemalloc.
 #[unsafe(no_mangle)]
@@ -548,4 +567,34 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_allocationStats<'loca
 
 fn saturating_i64(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The id is `<triple>-<profile>-<32 hex digits>`, and build.rs wrote the same id next to
+    /// the library (which is where Maven takes it from).
+    #[test]
+    fn build_id_names_the_target_and_matches_the_id_file() {
+        let hash = BUILD_ID.rsplit('-').next().unwrap_or_default();
+        assert_eq!(hash.len(), 32, "{BUILD_ID}");
+        assert!(hash.bytes().all(|b| b.is_ascii_hexdigit()), "{BUILD_ID}");
+        let triple = BUILD_ID
+            .strip_suffix(hash)
+            .and_then(|s| s.strip_suffix('-'))
+            .and_then(|s| s.rsplit_once('-'))
+            .map(|(t, _)| t)
+            .unwrap_or_default();
+        assert!(triple.contains(std::env::consts::ARCH), "{BUILD_ID}");
+        // The test binary runs from <profile dir>/deps/.
+        let exe = std::env::current_exe().expect("test binary path");
+        let profile_dir = exe
+            .parent()
+            .and_then(std::path::Path::parent)
+            .expect("profile directory");
+        let written = std::fs::read_to_string(profile_dir.join("libtablecache.build-id"))
+            .expect("build.rs writes libtablecache.build-id next to the library");
+        assert_eq!(written.trim(), BUILD_ID);
+    }
 }

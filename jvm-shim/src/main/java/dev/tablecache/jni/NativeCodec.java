@@ -75,6 +75,13 @@ public final class NativeCodec {
   public static native String version();
 
   /**
+   * The library's build id ({@code native/jni/build.rs}): {@code <target triple>-<profile>-<hash
+   * of its sources, lock file, target, profile, features and compiler>}. The jar carries the id
+   * of the library it was built with, and {@link NativeLibrary} refuses any other.
+   */
+  public static native String buildId();
+
+  /**
    * {@code {live column handles, bytes held by them, allocator allocated bytes, allocator resident
    * bytes}} for leak and soak tests; the allocator figures come from jemalloc and are -1 when the
    * library was built without it.

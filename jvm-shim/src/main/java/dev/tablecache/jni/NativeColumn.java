@@ -1,11 +1,13 @@
 package dev.tablecache.jni;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * One decoded flat column left in native memory, as the descriptor of {@code
  * NativeCodec.deserializeProjected} gives it: no Arrow Java vector is built over it. Its owner
- * frees it with {@link #release()} exactly once.
+ * frees it with {@link #release()}, which frees the native memory exactly once however many
+ * threads call it; {@link #releaseAll} frees several.
  */
 public final class NativeColumn {
 
@@ -22,7 +24,7 @@ public final class NativeColumn {
   private final long[] buffers;
 
   private final long handle;
-  private boolean released;
+  private final AtomicBoolean released = new AtomicBoolean();
 
   NativeColumn(Field field, int length, int nullCount, long[] buffers, long handle) {
     this.field = field;
@@ -47,11 +49,46 @@ public final class NativeColumn {
     return buffers[2 * i + 1];
   }
 
-  /** Frees the column's native memory; later calls do nothing. */
+  /**
+   * Frees the column's native memory. Idempotent and thread-safe: of any number of calls, from
+   * any threads, exactly one frees the handle and the others do nothing.
+   */
   public void release() {
-    if (!released) {
-      released = true;
+    if (released.compareAndSet(false, true)) {
       NativeCodec.release(handle);
+    }
+  }
+
+  /**
+   * Releases every column (null entries skipped), even when releasing one fails: the first
+   * failure is rethrown afterwards, later ones added to it as suppressed.
+   */
+  public static void releaseAll(NativeColumn... columns) {
+    Throwable first = null;
+    for (NativeColumn c : columns) {
+      if (c == null) {
+        continue;
+      }
+      try {
+        c.release();
+      } catch (RuntimeException | Error e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    rethrow(first);
+  }
+
+  /** Throws {@code t} as it is (a RuntimeException or an Error), if not null. */
+  private static void rethrow(Throwable t) {
+    if (t instanceof RuntimeException) {
+      throw (RuntimeException) t;
+    }
+    if (t instanceof Error) {
+      throw (Error) t;
     }
   }
 }

@@ -180,27 +180,57 @@ final class FrameDecoder implements BatchDecoder {
         .getName();
   }
 
-  /** Frees the native memory of the batch decoded last, if any. */
+  /**
+   * Frees the native memory of the batch decoded last, if any. Everything is released even when
+   * one release fails; the first failure is rethrown afterwards (later ones suppressed in it).
+   */
   synchronized void release() {
-    memory.releaseAll();
+    Throwable failure = null;
     for (VectorSchemaRoot asStrings : retyped) {
-      asStrings.close();
+      failure = closeNoted(asStrings, failure);
     }
     retyped.clear();
     VectorSchemaRoot r = current;
     if (r != null) {
       current = null;
-      r.close();
       TableCacheMetrics.LIVE_DECODED_BATCHES.decrement();
+      failure = closeNoted(r, failure);
     }
     NativeColumn[] columns = currentColumns;
     if (columns != null) {
       currentColumns = null;
-      for (NativeColumn c : columns) {
-        c.release();
-      }
       TableCacheMetrics.LIVE_DECODED_BATCHES.decrement();
+      try {
+        NativeColumn.releaseAll(columns);
+      } catch (RuntimeException | Error e) {
+        failure = noted(failure, e);
+      }
     }
+    memory.releaseAll();
+    if (failure instanceof RuntimeException) {
+      throw (RuntimeException) failure;
+    }
+    if (failure instanceof Error) {
+      throw (Error) failure;
+    }
+  }
+
+  private static Throwable closeNoted(VectorSchemaRoot root, Throwable failure) {
+    try {
+      root.close();
+      return failure;
+    } catch (RuntimeException | Error e) {
+      return noted(failure, e);
+    }
+  }
+
+  /** The first failure, with {@code e} suppressed in it when there was one already. */
+  private static Throwable noted(Throwable first, Throwable e) {
+    if (first == null) {
+      return e;
+    }
+    first.addSuppressed(e);
+    return first;
   }
 
   @Override
@@ -209,8 +239,11 @@ final class FrameDecoder implements BatchDecoder {
       return;
     }
     closed = true;
-    release();
-    TaskAllocator.close(allocator);
-    allocator = null;
+    try {
+      release();
+    } finally {
+      TaskAllocator.close(allocator);
+      allocator = null;
+    }
   }
 }

@@ -163,10 +163,23 @@ final class PartialAggregates extends AbstractIterator<InternalRow> {
       return d;
     }
 
+    /** Closes every decoder, even when one fails; the first failure is rethrown afterwards. */
     @Override
     public void close() {
+      RuntimeException first = null;
       for (Decoding d : decodings.values()) {
-        d.frames.close();
+        try {
+          d.frames.close();
+        } catch (RuntimeException e) {
+          if (first == null) {
+            first = e;
+          } else {
+            first.addSuppressed(e);
+          }
+        }
+      }
+      if (first != null) {
+        throw first;
       }
     }
   }

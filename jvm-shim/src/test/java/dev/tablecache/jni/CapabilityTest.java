@@ -29,6 +29,13 @@ class CapabilityTest extends NativeTestBase {
   }
 
   @Test
+  void buildIdsMatch() {
+    String jar = NativeLibrary.jarBuildId();
+    assertNotNull(jar, "the jar must carry " + NativeLibrary.buildIdResourcePath());
+    assertEquals(jar, NativeCodec.buildId());
+  }
+
+  @Test
   void loadedFromTheJarResourceByDefault() {
     if (System.getProperty(NativeLibrary.PATH_PROPERTY) == null) {
       assertNotNull(
