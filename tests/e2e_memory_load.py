@@ -28,7 +28,7 @@ import threading
 import time
 import traceback
 
-ROWS = int(os.environ.get("E2E_MEMORY_ROWS", "1500000"))
+ROWS = int(os.environ.get("E2E_MEMORY_ROWS", "1000000"))
 TABLE_SQL = f"""
 SELECT id, CAST(id % 97 AS INT) AS k, xxhash64(id) AS l, sha2(CAST(id AS STRING), 256) AS h,
        concat('row-', CAST(id AS STRING), '-', substr(sha2(CAST(id AS STRING), 224), 1, 24)) AS s,

@@ -47,6 +47,14 @@ SELECT id, CAST(id % 16 AS INT) AS k, concat('value-', CAST(id AS STRING)) AS s,
 FROM range(0, 6000, 1, 6)
 """
 QUERY = ("SELECT k, count(*), sum(id), max(s), min(s), sum(x), sum(dec) FROM d GROUP BY k")
+# The read paths a damaged block can be met on, one per case in turn: columnar (the extension's
+# rule, or Comet's native operators when the session runs Comet), Spark's row path, and a global
+# aggregate answered from the frames' stats.
+PATHS = [
+    ("columnar", QUERY, {}),
+    ("rows", QUERY, {"spark.tablecache.columnarRead": "false"}),
+    ("aggregates from stats", "SELECT count(*), max(id), min(x), max(dec) FROM d", {}),
+]
 KINDS = ["rows+1", "rows-1", "length huge", "length short", "heavy"]
 HUGE = 0x7FFFFFF0
 # E2E_DAMAGE_KINDS (comma-separated) runs only those kinds, e.g. to compare an older jar.
@@ -212,6 +220,7 @@ def run_context(results, table_rows, master, serializer, compress, local_dir):
         d = spark.sql(TABLE_SQL)
         d.createOrReplaceTempView("d")
         want = rows(spark.sql(QUERY))
+        expected = {path: rows(spark.sql(q)) for path, q, _ in PATHS}
         since = time.time()
         d.persist(StorageLevel.DISK_ONLY)
         d.count()
@@ -222,9 +231,8 @@ def run_context(results, table_rows, master, serializer, compress, local_dir):
         kinds = [k for k in list(KINDS) + (["heavy (LZ4 bytes)"] if compress else [])
                  if k in ONLY_KINDS or not ONLY_KINDS]
         for i, kind in enumerate(kinds):
-            case = f"{label}: {kind}"
-            path = files[i % len(files)]
-            with open(path, "rb") as f:
+            block = files[i % len(files)]
+            with open(block, "rb") as f:
                 raw = f.read()
             if kind == "heavy (LZ4 bytes)":
                 rng = random.Random(i)
@@ -234,15 +242,23 @@ def run_context(results, table_rows, master, serializer, compress, local_dir):
                 damaged = bytes(damaged)
             else:
                 damaged = codec.encode(damage(codec.decode(raw), serializer, kind, seed=i))
-            rewrite(path, damaged)
+            rewrite(block, damaged)
+            path, query, confs = PATHS[i % len(PATHS)]
+            case = f"{label}: {kind} ({path})"
+            want_here = expected[path]
+            for key, value in confs.items():
+                spark.conf.set(key, value)
             got, error = None, None
             try:
-                got = rows(spark.sql(QUERY))
+                got = rows(spark.sql(query))
             except Exception as e:  # Py4JJavaError
                 error = str(e)
+            finally:
+                for key in confs:
+                    spark.conf.unset(key)
             if got is not None:
-                outcome = "healed: uncached rows" if got == want else "WRONG ROWS"
-                ok = got == want
+                outcome = "healed: uncached rows" if got == want_here else "WRONG ROWS"
+                ok = got == want_here
             else:
                 named = "TableCacheException" in error
                 # Damage that breaks the block's compression or serialization stream before
@@ -270,8 +286,8 @@ def run_context(results, table_rows, master, serializer, compress, local_dir):
                 again = f"error: {str(e)[:200]}"
             results.check(f"{case}: the JVM lives and the next query is right",
                           alive and again == want, str(again)[:300])
-            print(f"case {label} | {kind} | {outcome}", flush=True)
-            table_rows.append((label, kind, outcome))
+            print(f"case {label} | {kind} | {path} | {outcome}", flush=True)
+            table_rows.append((label, kind, path, outcome))
             if alive and again != want:
                 # Start the next case from a clean cache.
                 d.unpersist(blocking=True)
@@ -287,13 +303,14 @@ def run_context(results, table_rows, master, serializer, compress, local_dir):
 
 def main():
     masters = sys.argv[1:] or ["local[2]", "local-cluster[2,1,1024]"]
+    serializers = os.environ.get("E2E_DAMAGE_SERIALIZERS", "java,kryo").split(",")
     results = Results()
     table_rows = []
     local_dir = tempfile.mkdtemp(prefix="tablecache-stored-damage-")
     began = time.monotonic()
     try:
         for master in masters:
-            for serializer in ("java", "kryo"):
+            for serializer in serializers:
                 for compress in (False, True):
                     try:
                         run_context(results, table_rows, master, serializer, compress, local_dir)

@@ -23,6 +23,9 @@
 #     the uncached rows or fails with a TableCacheException, printing "e2e-stored-damage: N
 #     passed, N failed", on the versions in E2E_DAMAGE_VERSIONS (default: 3.5.9 4.3.0, one per
 #     jar line; about 3.5 minutes each);
+#   - tests/e2e_memory_load.py (concurrent queries over a MEMORY_AND_DISK cache larger than
+#     storage memory on one 768 MB executor, ours and then Spark's default serializer, peak RSS
+#     side by side), printing "e2e-memory-load: N passed, N failed", on E2E_DAMAGE_VERSIONS;
 #   - tests/e2e_metrics.py on local-cluster[1,1,1024] with spark.plugins=...TableCachePlugin and
 #     Spark's JmxSink on the executor, whose JMX agent listens on a free 127.0.0.1 port: the
 #     counters read through the sink must match the work done, printing
@@ -41,7 +44,7 @@
 #   tests/run_e2e.sh                          # build the jars if missing, run every version
 #   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
 #   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "loading", "faults",
-#                                             # "damage", "metrics", "comet")
+#                                             # "damage", "memory", "metrics", "comet")
 #   E2E_FAULT_VERSIONS="3.5.9 4.3.0" tests/run_e2e.sh   # fault suite on one version per jar only
 #   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite (default: smoke)
 #   TABLECACHE_JAR=/path/to/tablecache.jar PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh
@@ -49,7 +52,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
-SUITES="${E2E_SUITES:-cache loading faults damage metrics comet}"
+SUITES="${E2E_SUITES:-cache loading faults damage memory metrics comet}"
 FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$VERSIONS}"
 DAMAGE_VERSIONS="${E2E_DAMAGE_VERSIONS:-3.5.9 4.3.0}"
 source "$ROOT/scripts/lib/pyspark-env.sh"
@@ -138,6 +141,15 @@ for version in $VERSIONS; do
       status=1
     fi
   fi
+  if [[ " $SUITES " == *" memory "* && " $DAMAGE_VERSIONS " == *" $version "* ]]; then
+    echo "run_e2e: pyspark $version, memory under load (ours and Spark's default)"
+    if ! E2E_MEMORY_SUBMIT_ARGS="$("$venv/bin/python" -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "${common[@]}")" \
+        timed "pyspark $version memory under load" timeout --kill-after=30 1500 \
+        "$venv/bin/python" "$ROOT/tests/e2e_memory_load.py"; then
+      echo "run_e2e: FAILED for pyspark $version (memory under load)" >&2
+      status=1
+    fi
+  fi
   if [[ " $SUITES " == *" metrics "* ]]; then
     echo "run_e2e: pyspark $version, executor metrics through the JMX sink"
     # One executor JVM, so one JMX agent port; the script connects to it from the driver.
@@ -202,6 +214,16 @@ for version in $VERSIONS; do
       fi
     done
     rm -rf "$matrix"
+    # Damaged stored blocks read by Comet's operators through our zero-copy scan.
+    if [[ " $SUITES " == *" damage "* ]]; then
+      if ! E2E_DAMAGE_SERIALIZERS=java timed "pyspark $version comet: stored-block damage" \
+          timeout --kill-after=30 900 "$venv/bin/spark-submit" "${common[@]}" "${comet_conf[@]}" \
+          --conf spark.plugins=org.apache.spark.CometPlugin \
+          "$ROOT/tests/e2e_stored_damage.py" 'local[2]'; then
+        echo "run_e2e: FAILED for pyspark $version (comet, stored-block damage)" >&2
+        status=1
+      fi
+    fi
   fi
 done
 echo "run_e2e: wall time per run"
