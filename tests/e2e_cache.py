@@ -12,6 +12,8 @@ import traceback
 from pyspark import StorageLevel
 from pyspark.sql import SparkSession
 
+from harness import Results, rows
+
 TABLE_SQL = """
 SELECT
   id,
@@ -67,10 +69,6 @@ QUERIES = [
 ]
 
 
-def rows(df):
-    """The rows as sorted reprs: exact for NaN, -0.0, bytes and nested values."""
-    return sorted(repr(tuple(r)) for r in df.collect())
-
 
 LEVELS = {
     "MEMORY_ONLY (deserialized)": StorageLevel(False, True, False, True, 1),
@@ -84,16 +82,8 @@ LEVELS = {
 def main():
     spark = SparkSession.builder.appName("tablecache-e2e").getOrCreate()
     sc = spark.sparkContext
-    passed = 0
-    failed = 0
-
-    def check(name, ok, detail=""):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print(f"FAIL {name} {detail}", flush=True)
+    results = Results()
+    check = results.check
 
     serializer = spark.conf.get("spark.sql.cache.serializer")
     check("serializer configured", serializer == "dev.tablecache.spark.NativeCachedBatchSerializer",
@@ -138,9 +128,9 @@ def main():
     spark.sql("UNCACHE TABLE c")
     check("UNCACHE TABLE", not spark.catalog.isCached("c"))
 
-    print(f"e2e: {passed} passed, {failed} failed", flush=True)
+    print(f"e2e: {results.passed} passed, {results.failed} failed", flush=True)
     spark.stop()
-    return 1 if failed else 0
+    return 1 if results.failed else 0
 
 
 if __name__ == "__main__":

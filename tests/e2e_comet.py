@@ -19,6 +19,8 @@ import traceback
 from pyspark import StorageLevel
 from pyspark.sql import SparkSession
 
+from harness import Results, rows
+
 OURS = "dev.tablecache.spark.NativeCachedBatchSerializer"
 
 # Every type Comet's Parquet scan produces, with nulls, NaN, -0.0, unicode and empty values.
@@ -101,10 +103,6 @@ LEVELS = {
 }
 
 
-def rows(df):
-    """The rows as sorted reprs: exact for NaN, -0.0, bytes and nested values."""
-    return sorted(repr(tuple(r)) for r in df.collect())
-
 
 def executed_plan(df):
     return df._jdf.queryExecution().executedPlan().toString()
@@ -130,16 +128,8 @@ def cached_relation(spark, df):
 def main():
     spark = SparkSession.builder.appName("tablecache-e2e-comet").getOrCreate()
     sc = spark.sparkContext
-    passed = 0
-    failed = 0
-
-    def check(name, ok, detail=""):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print(f"FAIL {name} {detail}", flush=True)
+    results = Results()
+    check = results.check
 
     check("serializer configured", spark.conf.get("spark.sql.cache.serializer") == OURS)
     check("Comet plugin configured", "CometPlugin" in spark.conf.get("spark.plugins", ""))
@@ -268,9 +258,9 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    print(f"e2e-comet: {passed} passed, {failed} failed", flush=True)
+    print(f"e2e-comet: {results.passed} passed, {results.failed} failed", flush=True)
     spark.stop()
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if results.failed else 0)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ import traceback
 
 from pyspark.sql import SparkSession
 
+from harness import Results, rows
+
 OURS = "dev.tablecache.spark.NativeCachedBatchSerializer"
 
 FACT_SQL = """
@@ -105,13 +107,6 @@ ORDERED = {"sort: full", "top-n", "top-n: OFFSET", "top-n: NaN and nulls first",
            "join: left outer, top-n above", "cache of a cache: top-n", "nested: top-n"}
 
 
-def rows(df, ordered):
-    """The rows as reprs (exact for NaN, -0.0, bytes and nested values), sorted unless the
-    query orders them itself."""
-    got = [repr(tuple(r)) for r in df.collect()]
-    return got if ordered else sorted(got)
-
-
 def final_plan(df):
     """The executed plan after execution: of an adaptive plan, its final stages (the string
     also holds the initial plan, which is never run as it is)."""
@@ -132,16 +127,8 @@ def main():
         with open(reference_path) as f:
             reference = json.load(f)
 
-    passed = 0
-    failed = 0
-
-    def check(name, ok, detail=""):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print(f"FAIL {name} {detail}"[:4000], flush=True)
+    results = Results()
+    check = results.check
 
     check(f"{mode}: serializer", (serializer == OURS) == (mode == "ours"), serializer)
     print(f"spark {spark.version}, master {sc.master}, mode {mode}, comet "
@@ -233,9 +220,9 @@ def main():
 
     with open(out_path, "w") as f:
         json.dump(results, f)
-    print(f"e2e-comet-matrix: {passed} passed, {failed} failed", flush=True)
+    print(f"e2e-comet-matrix: {results.passed} passed, {results.failed} failed", flush=True)
     spark.stop()
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if results.failed else 0)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,8 @@ import traceback
 from pyspark import SparkConf, SparkContext, StorageLevel
 from pyspark.sql import SparkSession
 
+from harness import Results, rows
+
 SCALE = os.environ.get("TABLECACHE_TEST_SCALE", "smoke")
 SIZES = {
     # rows/partitions of the shared table, concurrent rounds, reader threads while a cache is
@@ -120,26 +122,6 @@ CORRUPT_COLUMN = 1  # s: the payload that gets a flipped byte
 
 # ---------------------------------------------------------------------------------------------
 # Shared helpers
-
-
-def rows(df):
-    """The rows as sorted reprs: exact for NaN, -0.0, bytes and nested values (as e2e_cache)."""
-    return sorted(repr(tuple(r)) for r in df.collect())
-
-
-class Results:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, name, ok, detail=""):
-        if ok:
-            self.passed += 1
-            print(f"ok   {name} {detail}".rstrip(), flush=True)
-        else:
-            self.failed += 1
-            print(f"FAIL {name} {detail}".rstrip(), flush=True)
-        return ok
 
 
 def wait_for(condition, timeout, what, interval=0.05):
@@ -888,7 +870,7 @@ def spill_java_phase(results, local_dir):
 
 
 def main():
-    results = Results()
+    results = Results(echo_passes=True)
     began = time.monotonic()
     local_dir = tempfile.mkdtemp(prefix="tablecache-faults-")
     try:

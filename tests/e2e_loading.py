@@ -22,6 +22,8 @@ import traceback
 
 from pyspark.sql import SparkSession
 
+from harness import Results, rows
+
 SERIALIZER = "dev.tablecache.spark.NativeCachedBatchSerializer"
 OUR_RULE = "dev.tablecache.spark.TableCacheExtensions$CacheReadColumnarRule"
 QUERIES = [
@@ -49,23 +51,11 @@ def session(way):
     return builder.getOrCreate()
 
 
-def rows(df):
-    return sorted(repr(tuple(r)) for r in df.collect())
-
-
 def main():
     way = sys.argv[1]
     spark = session(way)
-    passed = 0
-    failed = 0
-
-    def check(name, ok, detail=""):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print(f"FAIL [{way}] {name} {detail}", flush=True)
+    results = Results(prefix=f"[{way}] ")
+    check = results.check
 
     try:
         check("serializer", spark.conf.get("spark.sql.cache.serializer") == SERIALIZER)
@@ -103,9 +93,9 @@ def main():
     except Exception:  # report, count, and still print the summary line
         traceback.print_exc()
         check("no error", False)
-    print(f"e2e-loading: {passed} passed, {failed} failed", flush=True)
+    print(f"e2e-loading: {results.passed} passed, {results.failed} failed", flush=True)
     spark.stop()
-    return 1 if failed else 0
+    return 1 if results.failed else 0
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ import threading
 import time
 import traceback
 
+from harness import Results, rows
+
 ROWS = int(os.environ.get("E2E_MEMORY_ROWS", "1000000"))
 TABLE_SQL = f"""
 SELECT id, CAST(id % 97 AS INT) AS k, xxhash64(id) AS l, sha2(CAST(id AS STRING), 256) AS h,
@@ -114,15 +116,8 @@ def run(serializer):
 
 
 def main():
-    passed = failed = 0
-
-    def check(name, ok, detail=""):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print(f"FAIL {name} {detail}"[:2000], flush=True)
+    results = Results()
+    check = results.check
 
     submit = os.path.join(os.environ["SPARK_HOME"], "bin", "spark-submit")
     args = json.loads(os.environ.get("E2E_MEMORY_SUBMIT_ARGS", "[]"))
@@ -149,8 +144,8 @@ def main():
         print(f"| {name} | {mib(r.get('peak_rss', -1))} | {mib(r.get('rss_end', -1))} | "
               f"{mib(r.get('mem_size', -1))} | {mib(r.get('disk_size', -1))} | "
               f"{r.get('wall_s', '?')} s |", flush=True)
-    print(f"e2e-memory-load: {passed} passed, {failed} failed", flush=True)
-    return 1 if failed else 0
+    print(f"e2e-memory-load: {results.passed} passed, {results.failed} failed", flush=True)
+    return 1 if results.failed else 0
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import traceback
 
 from pyspark.sql import SparkSession
 
+from harness import Results
+
 P, B, R = 4, 3, 200  # partitions, batches per partition, rows per batch
 BATCHES = P * B
 ROWS = BATCHES * R
@@ -60,16 +62,8 @@ class JmxMetrics:
 def main():
     port = int(sys.argv[1])
     spark = SparkSession.builder.appName("tablecache-e2e-metrics").getOrCreate()
-    passed = 0
-    failed = 0
-
-    def check(name, ok, detail=""):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print(f"FAIL {name} {detail}", flush=True)
+    results = Results()
+    check = results.check
 
     metrics = None
     try:
@@ -140,13 +134,13 @@ def main():
               set(before) == set(after) and len(after) == 27, sorted(after))
     except Exception:  # noqa: BLE001 - a crash is one failure, reported with its trace
         traceback.print_exc()
-        failed += 1
+        check("no error", False)
     finally:
         if metrics is not None:
             metrics.close()
-    print(f"e2e-metrics: {passed} passed, {failed} failed", flush=True)
+    print(f"e2e-metrics: {results.passed} passed, {results.failed} failed", flush=True)
     spark.stop()
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if results.failed else 0)
 
 
 if __name__ == "__main__":

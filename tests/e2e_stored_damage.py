@@ -38,6 +38,7 @@ import traceback
 from pyspark import SparkConf, SparkContext, StorageLevel
 from pyspark.sql import SparkSession
 
+from harness import Results, rows
 from e2e_faults import (MAGIC, block_files, frame_length, registered_executors, varint,
                         wait_for)
 
@@ -59,24 +60,6 @@ KINDS = ["rows+1", "rows-1", "length huge", "length short", "heavy"]
 HUGE = 0x7FFFFFF0
 # E2E_DAMAGE_KINDS (comma-separated) runs only those kinds, e.g. to compare an older jar.
 ONLY_KINDS = [k for k in os.environ.get("E2E_DAMAGE_KINDS", "").split(",") if k]
-
-
-class Results:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, name, ok, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL {name} {detail}"[:3000], flush=True)
-        return ok
-
-
-def rows(df):
-    return sorted(repr(tuple(r)) for r in df.collect())
 
 
 # ---------------------------------------------------------------------------------------------

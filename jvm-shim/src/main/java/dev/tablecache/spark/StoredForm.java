@@ -51,6 +51,48 @@ final class StoredForm {
 
   /** Reads the frame of a Java-serialized batch whose fields were {@code numRows, len}. */
   static byte[] readFrame(ObjectInput in, int numRows, int len) throws IOException {
+    return readChunks(in::read, numRows, len);
+  }
+
+  /** Reads the frame of a Kryo-serialized batch: {@code readBytes} fills its range or throws. */
+  static byte[] readFrame(KryoChunks in, int numRows, int len) {
+    try {
+      return readChunks(
+          (into, offset, count) -> {
+            try {
+              in.readFully(into, offset, count);
+            } catch (RuntimeException e) { // KryoException: buffer underflow at the block's end
+              throw new EndOfBlock(e);
+            }
+            return count;
+          },
+          numRows,
+          len);
+    } catch (IOException e) {
+      throw new IllegalStateException("a Kryo read does not throw IOException", e);
+    }
+  }
+
+  /** Kryo's {@code Input.readBytes(byte[], int, int)}, kept apart from Kryo's types here. */
+  interface KryoChunks {
+    void readFully(byte[] into, int offset, int count);
+  }
+
+  /** A stream read: up to {@code count} bytes into {@code into}, or -1 at the end. */
+  private interface Chunks {
+    int read(byte[] into, int offset, int count) throws IOException;
+  }
+
+  /** The end of a Kryo block, met inside {@link Chunks#read}. */
+  private static final class EndOfBlock extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    EndOfBlock(RuntimeException cause) {
+      super(cause);
+    }
+  }
+
+  private static byte[] readChunks(Chunks in, int numRows, int len) throws IOException {
     checkFields(numRows, len);
     byte[] frame = new byte[Math.min(len, CHUNK)];
     int filled = 0;
@@ -58,7 +100,12 @@ final class StoredForm {
       if (filled == frame.length) {
         frame = Arrays.copyOf(frame, (int) Math.min(len, 2L * frame.length));
       }
-      int n = in.read(frame, filled, frame.length - filled);
+      int n;
+      try {
+        n = in.read(frame, filled, Math.min(frame.length - filled, CHUNK));
+      } catch (EndOfBlock e) {
+        throw truncated(filled, len, e.getCause());
+      }
       if (n < 0) {
         throw truncated(filled, len, new EOFException());
       }
@@ -66,32 +113,6 @@ final class StoredForm {
     }
     checkRowCount(numRows, frame);
     return frame;
-  }
-
-  /** Reads the frame of a Kryo-serialized batch: {@code read(buf, offset, count)} fills fully. */
-  static byte[] readFrame(KryoChunks in, int numRows, int len) {
-    checkFields(numRows, len);
-    byte[] frame = new byte[Math.min(len, CHUNK)];
-    int filled = 0;
-    while (filled < len) {
-      if (filled == frame.length) {
-        frame = Arrays.copyOf(frame, (int) Math.min(len, 2L * frame.length));
-      }
-      int n = Math.min(frame.length - filled, CHUNK);
-      try {
-        in.readFully(frame, filled, n);
-      } catch (RuntimeException e) { // KryoException: buffer underflow at the end of the block
-        throw truncated(filled, len, e);
-      }
-      filled += n;
-    }
-    checkRowCount(numRows, frame);
-    return frame;
-  }
-
-  /** Kryo's {@code Input.readBytes(byte[], int, int)}, kept apart from Kryo's types here. */
-  interface KryoChunks {
-    void readFully(byte[] into, int offset, int count);
   }
 
   private static void checkFields(int numRows, int len) {
