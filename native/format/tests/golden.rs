@@ -13,7 +13,8 @@ use arrow_schema::DataType;
 use serde_json::{json, Value};
 use tablecache_format::stats::Bound;
 use tablecache_format::{
-    decode, detect, write, ChecksumKind, Codec, Encoding, Format, Frame, WriteOptions,
+    decode, detect, write, ChecksumKind, Codec, Encoding, EncodingPolicy, Format, Frame,
+    WriteOptions,
 };
 
 struct Fixture {
@@ -28,16 +29,17 @@ fn opts(format: Format, stats: bool, codec: Codec) -> WriteOptions {
         format,
         stats,
         codec,
-        encoding: Encoding::Plain,
+        encoding: EncodingPolicy::Pinned(Encoding::Plain),
         string_bound_limit: 16,
         checksum: ChecksumKind::Crc32c,
     }
 }
 
-/// `options` with BYTE_STREAM_SPLIT (the writer's default; the older files pin plain bodies).
+/// `options` with BYTE_STREAM_SPLIT pinned (what `auto`, the writer's default, chooses today;
+/// the older files pin plain bodies).
 fn split(options: WriteOptions) -> WriteOptions {
     WriteOptions {
-        encoding: Encoding::ByteStreamSplit,
+        encoding: EncodingPolicy::Pinned(Encoding::ByteStreamSplit),
         ..options
     }
 }
