@@ -574,6 +574,30 @@ fn saturating_i64(value: u64) -> i64 {
 mod tests {
     use super::*;
 
+    /// The encoding argument is a policy code: -1 auto, an encoding id pins it (the ids older
+    /// shims sent), anything else is refused; legacy streams ignore it.
+    #[test]
+    fn the_encoding_argument_is_a_policy_code() {
+        let policy = |format, code| write_options(format, true, 1, code, 256).map(|o| o.encoding);
+        assert_eq!(policy(3, -1).ok(), Some(EncodingPolicy::Auto));
+        assert_eq!(
+            policy(2, 0).ok(),
+            Some(EncodingPolicy::Pinned(Encoding::Plain))
+        );
+        assert_eq!(
+            policy(3, 1).ok(),
+            Some(EncodingPolicy::Pinned(Encoding::ByteStreamSplit))
+        );
+        for bad in [-2, 2, i32::MAX] {
+            assert!(policy(3, bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            policy(1, -7).ok(),
+            Some(EncodingPolicy::Pinned(Encoding::Plain))
+        );
+        assert_eq!(WriteOptions::default().encoding, EncodingPolicy::Auto);
+    }
+
     /// The id is `<triple>-<profile>-<32 hex digits>`, and build.rs wrote the same id next to
     /// the library (which is where Maven takes it from).
     #[test]
