@@ -41,7 +41,7 @@ fn cases() -> Vec<(&'static str, WriteOptions)> {
         (
             "v3_stats_lz4_plain",
             WriteOptions {
-                encoding: Encoding::Plain,
+                encoding: Encoding::Plain.into(),
                 ..o(Format::V3, Codec::Lz4, true)
             },
         ),

@@ -8,9 +8,8 @@ use arrow_data::{ArrayData, ArrayDataBuilder};
 use arrow_schema::DataType;
 
 use crate::cursor::{pad8, to_u32, Cursor};
-use crate::encoding::Encoding;
 use crate::error::{Error, Result};
-use crate::layout::{self, BufferKind, Layout};
+use crate::layout::{self, BufferKind, BufferSpec, Layout};
 use std::ops::Range;
 
 /// Checks that every node of `data_type` can be carried, before any work is done.
@@ -56,13 +55,13 @@ pub fn normalized(data: &ArrayData) -> Result<ArrayData> {
     Ok(copy.freeze())
 }
 
-/// The nodes and buffer slices of one or more columns, borrowed from their arrays.
+/// The nodes and buffer slices of one column, borrowed from its arrays.
 #[derive(Debug, Default)]
 pub struct BodyParts<'a> {
     nodes: Vec<(u32, u32)>,
     buffers: Vec<&'a [u8]>,
-    /// Element width of each buffer (1 for bitmaps and variable-length bytes).
-    widths: Vec<usize>,
+    /// What each buffer holds, for the encodings.
+    specs: Vec<BufferSpec<'a>>,
 }
 
 impl<'a> BodyParts<'a> {
@@ -114,7 +113,10 @@ impl<'a> BodyParts<'a> {
                 next += 1;
             }
             self.buffers.push(slice);
-            self.widths.push(kind.width());
+            self.specs.push(BufferSpec {
+                node_type: data.data_type(),
+                kind,
+            });
         }
         for child in data.child_data() {
             self.push(child)?;
@@ -132,21 +134,27 @@ impl<'a> BodyParts<'a> {
         &self.buffers
     }
 
-    /// The encoded size of these parts as one column body.
-    pub(crate) fn encoded_len(&self) -> usize {
+    /// What each buffer holds, in traversal order.
+    pub(crate) fn specs(&self) -> &[BufferSpec<'a>] {
+        &self.specs
+    }
+
+    /// The size of this column's plain body (FORMAT.md §3).
+    pub(crate) fn plain_len(&self) -> usize {
         pad8(8 + 8 * self.nodes.len() + 4 * self.buffers.len())
             + self.buffers.iter().map(|b| pad8(b.len())).sum::<usize>()
     }
 
-    /// Whether `encoding` would change any buffer of these parts.
-    pub(crate) fn encodes(&self, encoding: Encoding) -> bool {
-        self.widths.iter().any(|&w| encoding.changes(w))
-    }
-
-    /// Appends the column body (FORMAT.md §3) to `out`, its buffers laid out per `encoding`.
-    pub(crate) fn write(&self, out: &mut Vec<u8>, encoding: Encoding) -> Result<()> {
+    /// Appends the column body (FORMAT.md §3) to `out`, each buffer's contents laid out by
+    /// `lay_out(spec, buffer, out)`, and returns the bytes written. The body records each
+    /// buffer's plain length, so `lay_out` must append exactly as many bytes as it is given.
+    pub(crate) fn write_with(
+        &self,
+        out: &mut Vec<u8>,
+        mut lay_out: impl FnMut(&BufferSpec<'a>, &[u8], &mut Vec<u8>),
+    ) -> Result<usize> {
         let start = out.len();
-        out.reserve(self.encoded_len());
+        out.reserve(self.plain_len());
         out.extend_from_slice(&to_u32(self.nodes.len(), "node count")?.to_le_bytes());
         out.extend_from_slice(&to_u32(self.buffers.len(), "buffer count")?.to_le_bytes());
         for (len, nulls) in &self.nodes {
@@ -157,11 +165,20 @@ impl<'a> BodyParts<'a> {
             out.extend_from_slice(&to_u32(b.len(), "buffer length")?.to_le_bytes());
         }
         out.resize(start + pad8(out.len() - start), 0);
-        for (b, &width) in self.buffers.iter().zip(&self.widths) {
-            encoding.encode_into(width, b, out);
+        for (b, spec) in self.buffers.iter().zip(&self.specs) {
+            let buffer_start = out.len();
+            lay_out(spec, b, out);
+            if out.len() - buffer_start != b.len() {
+                return Err(Error::Internal(format!(
+                    "a {:?} buffer of {} bytes was laid out in {}: this body records plain lengths",
+                    spec.kind,
+                    b.len(),
+                    out.len() - buffer_start
+                )));
+            }
             out.resize(start + pad8(out.len() - start), 0);
         }
-        Ok(())
+        Ok(out.len() - start)
     }
 }
 
@@ -242,28 +259,9 @@ impl BodyLayout {
         })
     }
 
-    /// Undoes `encoding` on this body's buffers in place; `data_type` (the column's type) gives
-    /// each buffer's element width.
-    pub(crate) fn decode_in_place(
-        &self,
-        encoding: Encoding,
-        body: &mut [u8],
-        data_type: &DataType,
-        scratch: &mut Vec<u8>,
-        what: &str,
-    ) -> Result<()> {
-        let widths = layout::buffer_widths(data_type)?;
-        if widths.len() != self.buffers.len() {
-            return Err(Error::SchemaMismatch(format!(
-                "{what}: {} buffers present, the schema uses {}",
-                self.buffers.len(),
-                widths.len()
-            )));
-        }
-        for (range, &width) in self.buffers.iter().zip(&widths) {
-            encoding.decode_in_place(width, &mut body[range.clone()], scratch);
-        }
-        Ok(())
+    /// Where each buffer lies, in traversal order.
+    pub(crate) fn buffers(&self) -> &[Range<usize>] {
+        &self.buffers
     }
 }
 

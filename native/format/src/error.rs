@@ -128,7 +128,7 @@ pub enum Error {
     #[error("unsupported codec id {0} (known: 0 none, 1 lz4, 2 zstd)")]
     UnsupportedCodec(u8),
     /// The encoding id is unknown.
-    #[error("unsupported encoding id {0} (known: {known})", known = crate::encoding::Encoding::known())]
+    #[error("unsupported encoding id {0} (known: {known})", known = crate::encodings::Encoding::known())]
     UnsupportedEncoding(u8),
     /// Decompression failed or produced the wrong size.
     #[error("cannot decompress {what}: {reason}")]

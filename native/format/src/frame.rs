@@ -8,7 +8,7 @@ use arrow_schema::DataType;
 
 use crate::codec::{self, StoredCodec};
 use crate::cursor::Cursor;
-use crate::encoding::Encoding;
+use crate::encodings::Encoding;
 use crate::error::{Error, Result};
 use crate::schema::{global_schema_cache, InternedSchema};
 use crate::stats::{self, BoundKind, ColumnStats};

@@ -166,12 +166,38 @@ pub fn counts(data_type: &DataType) -> Result<(usize, usize)> {
 
 /// The element widths of every buffer in `data_type`'s tree, in traversal order.
 pub fn buffer_widths(data_type: &DataType) -> Result<Vec<usize>> {
-    let mut widths = Vec::new();
-    walk(data_type, &mut |_, layout| {
-        widths.extend(layout.buffers().map(BufferKind::width));
-        Ok(())
-    })?;
-    Ok(widths)
+    Ok(buffer_specs(data_type)?
+        .iter()
+        .map(|spec| spec.kind.width())
+        .collect())
+}
+
+/// What one buffer of a column body holds: its kind and the type of the node that owns it.
+/// Encodings decide from this which buffers they transform; the node type tells apart buffers of
+/// one width (an Int64's values from a Float64's, for an encoding of doubles).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferSpec<'t> {
+    /// The type of the node that owns the buffer.
+    pub node_type: &'t DataType,
+    /// What the buffer holds.
+    pub kind: BufferKind,
+}
+
+/// Every buffer of `data_type`'s tree, in traversal order (the order of a column body).
+pub fn buffer_specs(data_type: &DataType) -> Result<Vec<BufferSpec<'_>>> {
+    let mut specs = Vec::new();
+    push_buffer_specs(data_type, &mut specs)?;
+    Ok(specs)
+}
+
+fn push_buffer_specs<'t>(data_type: &'t DataType, specs: &mut Vec<BufferSpec<'t>>) -> Result<()> {
+    specs.extend(Layout::of(data_type)?.buffers().map(|kind| BufferSpec {
+        node_type: data_type,
+        kind,
+    }));
+    children(data_type)
+        .into_iter()
+        .try_for_each(|child| push_buffer_specs(child, specs))
 }
 
 #[cfg(test)]
@@ -196,5 +222,10 @@ mod tests {
             vec![1, 3]
         );
         assert!(counts(&DataType::Utf8View).is_err());
+        let specs = buffer_specs(&dict).unwrap();
+        assert_eq!(specs[3].node_type, &DataType::Utf8, "the values' offsets");
+        assert_eq!(specs[3].kind, BufferKind::Offsets(4));
+        assert_eq!(specs[1].node_type, &dict);
+        assert_eq!(specs[1].kind, BufferKind::Values(1), "Int8 keys");
     }
 }

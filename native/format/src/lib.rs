@@ -18,25 +18,28 @@ pub mod body;
 pub mod budget;
 mod codec;
 mod cursor;
-mod encoding;
+mod encodings;
 mod error;
 mod frame;
 pub mod layout;
 mod legacy;
+mod payload;
 pub mod raw_strings;
 mod read;
 pub mod schema;
 pub mod schema_bounds;
+mod select;
 pub mod stats;
 pub mod unsafe_row;
 mod write;
 
 pub use codec::{Codec, StoredCodec};
-pub use encoding::Encoding;
+pub use encodings::Encoding;
 pub use error::{Error, ErrorKind, Result};
 pub use frame::{
     detect, directory_entry, header, meta_checksum, ChecksumKind, DirectoryEntry, Format, Frame,
     Header, DIRECTORY_ENTRY_LEN, HEADER_LEN, IPC_CONTINUATION, MAGIC,
 };
 pub use read::{decode, decode_fetched};
+pub use select::EncodingPolicy;
 pub use write::{write, write_interned, WriteOptions};

@@ -9,9 +9,10 @@ use arrow_schema::{Schema, SchemaRef};
 use crate::body::{BodyLayout, PartsReader};
 use crate::budget;
 use crate::codec;
-use crate::encoding::Encoding;
+use crate::encodings::{Encoding, StoredColumn};
 use crate::error::{Error, Result};
 use crate::frame::{detect, DirectoryEntry, Format, Frame};
+use crate::layout;
 
 /// Decodes `bytes` (any format). `projection` selects columns by index, in
 /// the given order; `None` means all, an empty slice yields only the row count.
@@ -210,8 +211,8 @@ fn decode_whole_batch(frame: &Frame<'_>) -> Result<Vec<ArrayRef>> {
         .collect()
 }
 
-/// Parses the body of column `index` at `pos` of a decompressed payload and undoes its
-/// `encoding` in place, so that its buffers hold plain Arrow data.
+/// Parses the body of column `index` at `pos` of a decompressed payload and has the unit of
+/// its `encoding` decode it in place, so that its buffers hold plain Arrow data.
 fn plain_body_at(
     body: &mut MutableBuffer,
     pos: usize,
@@ -222,10 +223,25 @@ fn plain_body_at(
 ) -> Result<BodyLayout> {
     let what = format!("column {index}");
     let layout = BodyLayout::parse(body, pos, &what)?;
-    if encoding != Encoding::Plain {
-        let data_type = schema.field(index).data_type();
-        layout.decode_in_place(encoding, body.as_slice_mut(), data_type, scratch, &what)?;
+    // A plain body has nothing to undo; skipping it also skips the walk of its type.
+    if encoding == Encoding::Plain {
+        return Ok(layout);
     }
+    // The schema says what each buffer holds; the body must have as many.
+    let specs = layout::buffer_specs(schema.field(index).data_type())?;
+    if specs.len() != layout.buffers().len() {
+        return Err(Error::SchemaMismatch(format!(
+            "{what}: {} buffers present, the schema uses {}",
+            layout.buffers().len(),
+            specs.len()
+        )));
+    }
+    let column = StoredColumn {
+        body: body.as_slice_mut(),
+        buffers: layout.buffers(),
+        specs: &specs,
+    };
+    encoding.unit().decode(column, scratch)?;
     Ok(layout)
 }
 

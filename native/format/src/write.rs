@@ -6,16 +6,16 @@ use arrow_array::{Array, RecordBatch};
 use arrow_data::ArrayData;
 
 use crate::body::{check_supported, normalized, BodyParts};
-use crate::budget;
-use crate::codec::{self, Codec, MAX_PAYLOAD};
+use crate::codec::Codec;
 use crate::cursor::to_u32;
-use crate::encoding::Encoding;
 use crate::error::{Error, Result};
 use crate::frame::{
-    meta_checksum, ChecksumKind, DirectoryEntry, Format, Header, DIRECTORY_ENTRY_LEN, FLAG_ENCODED,
-    FLAG_STATS, HEADER_LEN,
+    meta_checksum, ChecksumKind, Format, Header, DIRECTORY_ENTRY_LEN, FLAG_ENCODED, FLAG_STATS,
+    HEADER_LEN,
 };
+use crate::payload::PayloadWriter;
 use crate::schema::{encode_schema, InternedSchema};
+use crate::select::EncodingPolicy;
 use crate::stats::{self, ColumnStats, DEFAULT_STRING_BOUND_LIMIT};
 
 /// How to write a batch.
@@ -27,9 +27,9 @@ pub struct WriteOptions {
     pub stats: bool,
     /// Payload codec.
     pub codec: Codec,
-    /// Layout of the column bodies before the codec (V2 and V3; applied only to payloads
+    /// How each payload's encoding is chosen (V2 and V3; an encoding goes only on payloads
     /// that are compressed, as it saves nothing on its own).
-    pub encoding: Encoding,
+    pub encoding: EncodingPolicy,
     /// Byte limit of string bounds.
     pub string_bound_limit: usize,
     /// Checksums over metadata and payloads.
@@ -42,7 +42,7 @@ impl Default for WriteOptions {
             format: Format::V3,
             stats: true,
             codec: Codec::Lz4,
-            encoding: Encoding::ByteStreamSplit,
+            encoding: EncodingPolicy::Auto,
             string_bound_limit: DEFAULT_STRING_BOUND_LIMIT,
             checksum: ChecksumKind::Crc32c,
         }
@@ -104,7 +104,7 @@ pub(crate) fn write_frame(
             .map(|(c, p)| {
                 stats::compute(
                     c.as_ref() as &dyn Array,
-                    p.encoded_len() as u64,
+                    p.plain_len() as u64,
                     options.string_bound_limit,
                 )
             })
@@ -129,7 +129,7 @@ pub(crate) fn write_frame(
         Format::V3 => batch.num_columns(),
         _ => 1,
     };
-    let raw_total: usize = parts.iter().map(BodyParts::encoded_len).sum();
+    let raw_total: usize = parts.iter().map(BodyParts::plain_len).sum();
     let mut out = Vec::with_capacity(
         HEADER_LEN
             + schema_bytes.len()
@@ -158,79 +158,18 @@ pub(crate) fn write_frame(
     out.resize(directory_start + entries * DIRECTORY_ENTRY_LEN, 0);
     let payload_start = out.len();
 
-    let mut scratch = Vec::new();
-    let mut any_encoded = false;
-    let mut decoded_total = 0u64;
-    let mut write_payload =
-        |out: &mut Vec<u8>, index: usize, payload: &[BodyParts<'_>]| -> Result<()> {
-            let start = out.len();
-            let write_bodies = |buf: &mut Vec<u8>, encoding: Encoding| {
-                payload.iter().try_for_each(|p| p.write(buf, encoding))
-            };
-            let encoding = if options.codec != Codec::None
-                && payload.iter().any(|p| p.encodes(options.encoding))
-            {
-                options.encoding
-            } else {
-                Encoding::Plain
-            };
-            let (raw_len, stored_codec, encoding) = if options.codec == Codec::None {
-                write_bodies(out, Encoding::Plain)?;
-                (out.len() - start, codec::StoredCodec::None, Encoding::Plain)
-            } else {
-                scratch.clear();
-                write_bodies(&mut scratch, encoding)?;
-                let used = codec::compress_into(&scratch, options.codec, out)?;
-                if used == codec::StoredCodec::None && encoding != Encoding::Plain {
-                    // Auto kept it raw: store it plain, so that reading it costs no transform.
-                    out.truncate(start);
-                    write_bodies(out, Encoding::Plain)?;
-                    (out.len() - start, used, Encoding::Plain)
-                } else {
-                    (scratch.len(), used, encoding)
-                }
-            };
-            any_encoded |= encoding != Encoding::Plain;
-            if raw_len as u64 > MAX_PAYLOAD || out.len() as u64 > MAX_PAYLOAD {
-                return Err(Error::TooLarge(format!(
-                    "frame exceeds {MAX_PAYLOAD} bytes"
-                )));
-            }
-            // The reader's decode budget: never write what it refuses.
-            decoded_total += raw_len as u64;
-            if decoded_total > budget::MAX_DECODED_FRAME_BYTES {
-                return Err(Error::TooLarge(format!(
-                    "the frame's columns decode to more than {} bytes",
-                    budget::MAX_DECODED_FRAME_BYTES
-                )));
-            }
-            let stored = &out[start..];
-            let checksum = match options.checksum {
-                ChecksumKind::Crc32c => codec::crc32c(stored),
-                ChecksumKind::None => 0,
-            };
-            let entry = DirectoryEntry {
-                offset: to_u32(start - payload_start, "payload offset")?,
-                stored_len: to_u32(stored.len(), "stored length")?,
-                raw_len: to_u32(raw_len, "raw length")?,
-                checksum,
-                codec: stored_codec,
-                encoding,
-            }
-            .encode();
-            let at = directory_start + index * DIRECTORY_ENTRY_LEN;
-            out[at..at + DIRECTORY_ENTRY_LEN].copy_from_slice(&entry);
-            Ok(())
-        };
-    match options.format {
-        Format::V3 => {
-            for (index, p) in parts.iter().enumerate() {
-                write_payload(&mut out, index, std::slice::from_ref(p))?;
-            }
-        }
-        _ => write_payload(&mut out, 0, &parts)?,
+    // V3: one payload per column; V2: one payload of every column.
+    let payload_columns: Vec<&[BodyParts<'_>]> = match options.format {
+        Format::V3 => parts.chunks(1).collect(),
+        _ => vec![&parts],
+    };
+    let mut payloads = PayloadWriter::new(options.encoding, options.codec, options.checksum);
+    for (index, columns) in payload_columns.into_iter().enumerate() {
+        let entry = payloads.write(columns, &mut out, payload_start)?.encode();
+        let at = directory_start + index * DIRECTORY_ENTRY_LEN;
+        out[at..at + DIRECTORY_ENTRY_LEN].copy_from_slice(&entry);
     }
-    if any_encoded {
+    if payloads.any_encoded() {
         header.flags |= FLAG_ENCODED;
     }
     if options.checksum == ChecksumKind::Crc32c {

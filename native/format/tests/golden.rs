@@ -13,7 +13,8 @@ use arrow_schema::DataType;
 use serde_json::{json, Value};
 use tablecache_format::stats::Bound;
 use tablecache_format::{
-    decode, detect, write, ChecksumKind, Codec, Encoding, Format, Frame, WriteOptions,
+    decode, detect, write, ChecksumKind, Codec, Encoding, EncodingPolicy, Format, Frame,
+    WriteOptions,
 };
 
 struct Fixture {
@@ -28,16 +29,17 @@ fn opts(format: Format, stats: bool, codec: Codec) -> WriteOptions {
         format,
         stats,
         codec,
-        encoding: Encoding::Plain,
+        encoding: EncodingPolicy::Pinned(Encoding::Plain),
         string_bound_limit: 16,
         checksum: ChecksumKind::Crc32c,
     }
 }
 
-/// `options` with BYTE_STREAM_SPLIT (the writer's default; the older files pin plain bodies).
+/// `options` with BYTE_STREAM_SPLIT pinned (what `auto`, the writer's default, chooses today;
+/// the older files pin plain bodies).
 fn split(options: WriteOptions) -> WriteOptions {
     WriteOptions {
-        encoding: Encoding::ByteStreamSplit,
+        encoding: EncodingPolicy::Pinned(Encoding::ByteStreamSplit),
         ..options
     }
 }
@@ -251,5 +253,101 @@ fn golden_frames_are_reproduced_byte_for_byte() {
     }
     if regen {
         std::fs::write(dir.join("INDEX.md"), index).expect("write index");
+    }
+}
+
+/// `auto` (the writer's default) is today's choice: every golden file written with
+/// BYTE_STREAM_SPLIT pinned, which is what the default wrote before policies, comes back byte for
+/// byte from `auto`.
+#[test]
+fn auto_writes_the_golden_bytes_of_every_split_fixture() {
+    let dir = golden_dir();
+    let mut checked = 0;
+    for fx in fixtures() {
+        if fx.options.encoding != EncodingPolicy::Pinned(Encoding::ByteStreamSplit) {
+            continue;
+        }
+        let auto = WriteOptions {
+            encoding: EncodingPolicy::Auto,
+            ..fx.options
+        };
+        let bytes = write(&fx.batch, &auto).expect("write");
+        let expected = std::fs::read(dir.join(format!("{}.bin", fx.name))).expect("golden");
+        assert!(
+            bytes == expected,
+            "{}: auto differs from the golden file",
+            fx.name
+        );
+        checked += 1;
+    }
+    assert!(checked >= 6, "the split fixtures: {checked}");
+}
+
+/// The encoding the writer chose for each payload before encodings were units, from the batch's
+/// types and the stored codec alone: BYTE_STREAM_SPLIT when the payload is compressed and some
+/// buffer of its columns is at least 2 bytes wide, else plain.
+fn todays_choice(columns: &[&DataType], stored_codec: u8) -> Encoding {
+    let any_wide = columns.iter().any(|t| {
+        tablecache_format::layout::buffer_widths(t)
+            .expect("widths")
+            .iter()
+            .any(|&w| w >= 2)
+    });
+    if stored_codec != 0 && any_wide {
+        Encoding::ByteStreamSplit
+    } else {
+        Encoding::Plain
+    }
+}
+
+#[test]
+fn auto_matches_todays_choice_on_every_golden_batch() {
+    let mut batches: Vec<_> = fixtures()
+        .into_iter()
+        .map(|fx| (fx.name, fx.batch))
+        .collect();
+    batches.dedup_by_key(|(_, b)| b.schema());
+    for (name, batch) in &batches {
+        let types: Vec<&DataType> = batch
+            .schema_ref()
+            .fields()
+            .iter()
+            .map(|f| f.data_type())
+            .collect();
+        for format in [Format::V3, Format::V2] {
+            for codec in [Codec::None, Codec::Lz4, Codec::Zstd, Codec::Auto] {
+                for stats in [true, false] {
+                    let options = |encoding| WriteOptions {
+                        format,
+                        stats,
+                        codec,
+                        encoding,
+                        string_bound_limit: 16,
+                        checksum: ChecksumKind::Crc32c,
+                    };
+                    let what = format!("{name}: {format:?} {codec:?} stats {stats}");
+                    let auto = write(batch, &options(EncodingPolicy::Auto)).expect("write");
+                    let before =
+                        write(batch, &options(Encoding::ByteStreamSplit.into())).expect("write");
+                    assert!(
+                        auto == before,
+                        "{what}: auto differs from the default before it"
+                    );
+                    let frame = Frame::parse(&auto).expect("parse");
+                    for (index, entry) in frame.directory.iter().enumerate() {
+                        let columns = match format {
+                            Format::V3 => &types[index..=index],
+                            _ => &types[..],
+                        };
+                        assert_eq!(
+                            entry.encoding,
+                            todays_choice(columns, entry.codec as u8),
+                            "{what}: entry {index}"
+                        );
+                    }
+                    common::assert_batches_equal(&decode(&auto, None).expect("decode"), batch);
+                }
+            }
+        }
     }
 }

@@ -9,7 +9,7 @@ use arrow_array::builder::{Int32Builder, ListBuilder};
 use arrow_array::*;
 use arrow_schema::{DataType, Field, Fields};
 use proptest::prelude::*;
-use tablecache_format::{decode, write, Codec, Encoding, Format, WriteOptions};
+use tablecache_format::{decode, write, Codec, Encoding, EncodingPolicy, Format, WriteOptions};
 
 /// A tiny deterministic generator so a proptest seed fully describes a batch.
 struct Rng(u64);
@@ -162,7 +162,11 @@ fn random_batch(seed: u64, rows: usize, cols: usize) -> RecordBatch {
 
 const FORMATS: [Format; 3] = [Format::V3, Format::V2, Format::Legacy];
 const CODECS: [Codec; 4] = [Codec::None, Codec::Lz4, Codec::Zstd, Codec::Auto];
-const ENCODINGS: [Encoding; 2] = [Encoding::Plain, Encoding::ByteStreamSplit];
+const ENCODINGS: [EncodingPolicy; 3] = [
+    EncodingPolicy::Auto,
+    EncodingPolicy::Pinned(Encoding::Plain),
+    EncodingPolicy::Pinned(Encoding::ByteStreamSplit),
+];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
@@ -292,7 +296,10 @@ fn byte_stream_split_shrinks_correlated_columns() {
                 common::assert_batches_equal(&decode(&bytes, None).expect("decode"), &batch);
                 bytes.len()
             };
-            let (plain, split) = (size(Encoding::Plain), size(Encoding::ByteStreamSplit));
+            let (plain, split) = (
+                size(Encoding::Plain.into()),
+                size(Encoding::ByteStreamSplit.into()),
+            );
             assert!(
                 split * 4 < plain,
                 "{format:?} {codec:?}: split {split} vs plain {plain}"

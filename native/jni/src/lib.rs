@@ -23,9 +23,9 @@ use jni::{jni_sig, jni_str, Env, EnvUnowned};
 
 use tablecache_format::schema::global_schema_cache;
 use tablecache_format::Codec;
-use tablecache_format::Encoding;
 use tablecache_format::Format;
 use tablecache_format::WriteOptions;
+use tablecache_format::{Encoding, EncodingPolicy};
 use tablecache_format::{Error, ErrorKind};
 
 /// The library version; the JVM shim refuses a library whose version differs from its own.
@@ -199,12 +199,13 @@ fn read_longs(env: &Env<'_>, array: &JLongArray<'_>, what: &str) -> JniResult<Ve
 
 /// The format core's options from the write request of both serialize exports, with every Java
 /// value checked: `format` is the capability number of the format to write (3 = V3, 2 = V2,
-/// which always has stats, 1 = legacy, which has neither stats nor encodings).
+/// which always has stats, 1 = legacy, which has neither stats nor encodings), and
+/// `encoding_policy` an [`EncodingPolicy`] code (-1 auto, else the id of the pinned encoding).
 fn write_options(
     format: jint,
     stats: bool,
     codec: jint,
-    encoding: jint,
+    encoding_policy: jint,
     string_bound_limit: jint,
 ) -> JniResult<WriteOptions> {
     let format = match format {
@@ -222,9 +223,9 @@ fn write_options(
         stats: !legacy && (stats || format == Format::V2),
         codec: Codec::from_id(codec)?,
         encoding: if legacy {
-            Encoding::Plain
+            EncodingPolicy::Pinned(Encoding::Plain)
         } else {
-            Encoding::from_id(encoding)?
+            EncodingPolicy::from_code(encoding_policy)?
         },
         string_bound_limit,
         ..WriteOptions::default()
@@ -272,12 +273,12 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serialize<'local>(
     format: jint,
     stats: jni::sys::jboolean,
     codec: jint,
-    encoding: jint,
+    encoding_policy: jint,
     string_bound_limit: jint,
 ) -> JByteArray<'local> {
     unowned
         .with_env(|env| -> JniResult<JByteArray<'local>> {
-            let options = write_options(format, stats, codec, encoding, string_bound_limit)?;
+            let options = write_options(format, stats, codec, encoding_policy, string_bound_limit)?;
             let rows = row_count(row_count_arg)?;
             let interned = interned_schema(env, &schema)?;
             let nodes = read_longs(env, &nodes, "nodes")?;
@@ -308,12 +309,12 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serializeUnsafeRows<'
     format: jint,
     stats: jni::sys::jboolean,
     codec: jint,
-    encoding: jint,
+    encoding_policy: jint,
     string_bound_limit: jint,
 ) -> JByteArray<'local> {
     unowned
         .with_env(|env| -> JniResult<JByteArray<'local>> {
-            let options = write_options(format, stats, codec, encoding, string_bound_limit)?;
+            let options = write_options(format, stats, codec, encoding_policy, string_bound_limit)?;
             let rows = row_count(row_count_arg)?;
             let rows_length = usize::try_from(rows_length).map_err(|_| {
                 Error::InvalidArgument(format!("negative rows length {rows_length}"))
@@ -572,6 +573,30 @@ fn saturating_i64(value: u64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The encoding argument is a policy code: -1 auto, an encoding id pins it (the ids older
+    /// shims sent), anything else is refused; legacy streams ignore it.
+    #[test]
+    fn the_encoding_argument_is_a_policy_code() {
+        let policy = |format, code| write_options(format, true, 1, code, 256).map(|o| o.encoding);
+        assert_eq!(policy(3, -1).ok(), Some(EncodingPolicy::Auto));
+        assert_eq!(
+            policy(2, 0).ok(),
+            Some(EncodingPolicy::Pinned(Encoding::Plain))
+        );
+        assert_eq!(
+            policy(3, 1).ok(),
+            Some(EncodingPolicy::Pinned(Encoding::ByteStreamSplit))
+        );
+        for bad in [-2, 2, i32::MAX] {
+            assert!(policy(3, bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            policy(1, -7).ok(),
+            Some(EncodingPolicy::Pinned(Encoding::Plain))
+        );
+        assert_eq!(WriteOptions::default().encoding, EncodingPolicy::Auto);
+    }
 
     /// The id is `<triple>-<profile>-<32 hex digits>`, and build.rs wrote the same id next to
     /// the library (which is where Maven takes it from).

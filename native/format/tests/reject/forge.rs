@@ -33,7 +33,7 @@ pub fn primitives(
         o.format = format;
         o.stats = stats;
         o.codec = codec;
-        o.encoding = encoding;
+        o.encoding = encoding.into();
         o.checksum = checksum;
     })
 }

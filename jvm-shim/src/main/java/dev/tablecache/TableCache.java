@@ -84,7 +84,7 @@ public final class TableCache {
         nativeFormat(format),
         o.stats(),
         o.codec().id(),
-        o.encoding().id(),
+        o.encodingPolicy().code(),
         o.stringBoundLimit());
   }
 
@@ -141,7 +141,7 @@ public final class TableCache {
         nativeFormat(format),
         o.stats(),
         o.codec().id(),
-        o.encoding().id(),
+        o.encodingPolicy().code(),
         o.stringBoundLimit());
   }
 

@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * How {@link TableCache#serialize} writes a batch. Immutable; build with {@link #builder()}.
- * Defaults: format V3, stats on, codec LZ4, encoding BYTE_STREAM_SPLIT, string-bound limit 256
- * bytes.
+ * Defaults: format V3, stats on, codec LZ4, encoding policy {@link EncodingPolicy#AUTO}, string-bound
+ * limit 256 bytes.
  */
 public final class WriteOptions {
 
@@ -17,14 +17,14 @@ public final class WriteOptions {
   private final CacheFormat preferredFormat;
   private final boolean stats;
   private final Codec codec;
-  private final Encoding encoding;
+  private final EncodingPolicy encodingPolicy;
   private final int stringBoundLimit;
 
   private WriteOptions(Builder b) {
     this.preferredFormat = b.preferredFormat;
     this.stats = b.stats;
     this.codec = b.codec;
-    this.encoding = b.encoding;
+    this.encodingPolicy = b.encodingPolicy;
     this.stringBoundLimit = b.stringBoundLimit;
   }
 
@@ -43,7 +43,7 @@ public final class WriteOptions {
         .preferredFormat(preferredFormat)
         .stats(stats)
         .codec(codec)
-        .encoding(encoding)
+        .encodingPolicy(encodingPolicy)
         .stringBoundLimit(stringBoundLimit);
   }
 
@@ -61,9 +61,11 @@ public final class WriteOptions {
     return codec;
   }
 
-  /** How V3/V2 payloads are laid out before the codec; legacy streams are always plain. */
-  public Encoding encoding() {
-    return encoding;
+  /**
+   * How the encoding of each V3/V2 payload is chosen; legacy streams are always plain.
+   */
+  public EncodingPolicy encodingPolicy() {
+    return encodingPolicy;
   }
 
   /** Bytes kept of a string bound (FORMAT.md section 4); at least 1. */
@@ -83,13 +85,13 @@ public final class WriteOptions {
     return preferredFormat == w.preferredFormat
         && stats == w.stats
         && codec == w.codec
-        && encoding == w.encoding
+        && encodingPolicy.equals(w.encodingPolicy)
         && stringBoundLimit == w.stringBoundLimit;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(preferredFormat, stats, codec, encoding, stringBoundLimit);
+    return Objects.hash(preferredFormat, stats, codec, encodingPolicy, stringBoundLimit);
   }
 
   @Override
@@ -101,7 +103,7 @@ public final class WriteOptions {
         + ", codec="
         + codec
         + ", encoding="
-        + encoding
+        + encodingPolicy
         + ", stringBoundLimit="
         + stringBoundLimit
         + "}";
@@ -112,7 +114,7 @@ public final class WriteOptions {
     private CacheFormat preferredFormat = CacheFormat.V3;
     private boolean stats = true;
     private Codec codec = Codec.LZ4;
-    private Encoding encoding = Encoding.BYTE_STREAM_SPLIT;
+    private EncodingPolicy encodingPolicy = EncodingPolicy.AUTO;
     private int stringBoundLimit = DEFAULT_STRING_BOUND_LIMIT;
 
     private Builder() {}
@@ -132,10 +134,15 @@ public final class WriteOptions {
       return this;
     }
 
-    /** The payload layout before the codec (V3/V2 only; legacy streams are always plain). */
-    public Builder encoding(Encoding encoding) {
-      this.encoding = require(encoding, "encoding");
+    /** How each payload's encoding is chosen (V3/V2 only; legacy streams are always plain). */
+    public Builder encodingPolicy(EncodingPolicy policy) {
+      this.encodingPolicy = require(policy, "encodingPolicy");
       return this;
+    }
+
+    /** Pins one encoding: {@code encodingPolicy(EncodingPolicy.pinned(encoding))}. */
+    public Builder encoding(Encoding encoding) {
+      return encodingPolicy(EncodingPolicy.pinned(require(encoding, "encoding")));
     }
 
     /** @throws TableCacheException INVALID_ARGUMENT when {@code limit < 1} */

@@ -99,12 +99,39 @@ class BasicTypesTest {
   }
 
   @Test
+  void encodingPolicies() {
+    assertTrue(EncodingPolicy.AUTO.isAuto());
+    assertEquals(null, EncodingPolicy.AUTO.pinnedEncoding());
+    assertEquals(-1, EncodingPolicy.AUTO.code());
+    assertEquals(EncodingPolicy.AUTO_CODE, EncodingPolicy.AUTO.code());
+    for (Encoding e : Encoding.values()) {
+      EncodingPolicy p = EncodingPolicy.pinned(e);
+      assertFalse(p.isAuto());
+      assertEquals(e, p.pinnedEncoding());
+      assertEquals(e.id(), p.code(), "a pinned policy's code is the encoding's id");
+      assertEquals(p, EncodingPolicy.parse(p.name()), "names round trip");
+      assertEquals(p.hashCode(), EncodingPolicy.pinned(e).hashCode());
+      assertNotEquals(EncodingPolicy.AUTO, p);
+    }
+    for (String s : new String[] {"auto", " AUTO ", "Auto"}) {
+      assertEquals(EncodingPolicy.AUTO, EncodingPolicy.parse(s), s);
+    }
+    assertEquals(EncodingPolicy.AUTO, EncodingPolicy.parse(EncodingPolicy.AUTO.name()));
+    assertEquals(EncodingPolicy.pinned(Encoding.PLAIN), EncodingPolicy.parse(" Plain "));
+    assertEquals(EncodingPolicy.pinned(Encoding.BYTE_STREAM_SPLIT), EncodingPolicy.parse("split"));
+    TableCacheException e = assertKind(Kind.INVALID_ARGUMENT, () -> EncodingPolicy.parse("delta"));
+    assertTrue(e.getMessage().contains("delta") && e.getMessage().contains("auto"), e.getMessage());
+    assertKind(Kind.INVALID_ARGUMENT, () -> EncodingPolicy.parse(null));
+    assertKind(Kind.INVALID_ARGUMENT, () -> EncodingPolicy.pinned(null));
+  }
+
+  @Test
   void writeOptions() {
     WriteOptions d = WriteOptions.defaults();
     assertEquals(CacheFormat.V3, d.preferredFormat());
     assertTrue(d.stats());
     assertEquals(Codec.LZ4, d.codec());
-    assertEquals(Encoding.BYTE_STREAM_SPLIT, d.encoding());
+    assertEquals(EncodingPolicy.AUTO, d.encodingPolicy());
     assertEquals(256, d.stringBoundLimit());
     WriteOptions o =
         WriteOptions.builder().preferredFormat(CacheFormat.V2).stats(false).codec(Codec.ZSTD).stringBoundLimit(1).build();
@@ -115,7 +142,7 @@ class BasicTypesTest {
     assertEquals(o, o.toBuilder().build());
     assertNotEquals(o, d);
     WriteOptions plain = d.toBuilder().encoding(Encoding.PLAIN).build();
-    assertEquals(Encoding.PLAIN, plain.encoding());
+    assertEquals(EncodingPolicy.pinned(Encoding.PLAIN), plain.encodingPolicy());
     assertEquals(plain, plain.toBuilder().build());
     assertEquals(plain.hashCode(), plain.toBuilder().build().hashCode());
     assertNotEquals(d, plain);
@@ -124,6 +151,11 @@ class BasicTypesTest {
     assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().stringBoundLimit(-5));
     assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().codec(null));
     assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().encoding(null));
+    assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().encodingPolicy(null));
+    assertTrue(d.toString().contains("encoding=AUTO"), d.toString());
+    WriteOptions split = d.toBuilder().encoding(Encoding.BYTE_STREAM_SPLIT).build();
+    assertNotEquals(d, split, "auto and pinned split are different options (same bytes today)");
+    assertEquals(split, d.toBuilder().encodingPolicy(EncodingPolicy.pinned(Encoding.BYTE_STREAM_SPLIT)).build());
     assertKind(Kind.INVALID_ARGUMENT, () -> WriteOptions.builder().preferredFormat(null));
   }
 

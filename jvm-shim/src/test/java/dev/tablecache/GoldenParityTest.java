@@ -270,6 +270,13 @@ public class GoldenParityTest extends NativeTestBase {
       // Same batch, same options, deterministic writer: the frame must come back byte for byte,
       // which pins the Java export path (VectorUnloader addresses) to the Rust one.
       assertArrayEquals(bytes, rewritten, "rewritten frame differs from the golden bytes");
+      if (o.encodingPolicy().pinnedEncoding() == Encoding.BYTE_STREAM_SPLIT) {
+        // Auto, the default, chooses what the split golden files pin, through JNI as in Rust.
+        WriteOptions auto = o.toBuilder().encodingPolicy(EncodingPolicy.AUTO).build();
+        try (VectorSchemaRoot root = TableCache.deserialize(bytes, null, allocator)) {
+          assertArrayEquals(bytes, TableCache.serialize(root, auto), "auto on " + bin);
+        }
+      }
     }
     try (VectorSchemaRoot again = TableCache.deserialize(rewritten, null, allocator)) {
       assertValues(m, again, null);

@@ -14,8 +14,9 @@ public final class NativeCodec {
   /**
    * One cached batch from Arrow buffers described by address ({@code BatchExporter}): the write
    * request is {@code format} (3 = V3, 2 = V2, which always has stats, 1 = legacy, which has
-   * neither stats nor encodings), {@code stats}, {@code codec} and {@code encoding} (their {@code
-   * id()}s) and {@code stringBoundLimit}. The buffers are only read during the call.
+   * neither stats nor encodings), {@code stats}, {@code codec} (its {@code id()}), {@code
+   * encodingPolicy} (its {@code code()}: -1 auto, else the id of the pinned encoding) and {@code
+   * stringBoundLimit}. The buffers are only read during the call.
    */
   public static native byte[] serialize(
       byte[] schema,
@@ -25,7 +26,7 @@ public final class NativeCodec {
       int format,
       boolean stats,
       int codec,
-      int encoding,
+      int encodingPolicy,
       int stringBoundLimit);
 
   /**
@@ -43,7 +44,7 @@ public final class NativeCodec {
       int format,
       boolean stats,
       int codec,
-      int encoding,
+      int encodingPolicy,
       int stringBoundLimit);
 
   /** Whether {@link #serializeUnsafeRows} reads every field of this (encoded Arrow) schema. */

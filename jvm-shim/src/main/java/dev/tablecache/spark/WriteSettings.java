@@ -9,12 +9,13 @@ import java.io.Serializable;
  * plain fields).
  */
 final class WriteSettings implements Serializable {
-  private static final long serialVersionUID = 4L; // 4: corruptFrames
+  private static final long serialVersionUID = 5L; // 5: encodingPolicy (auto)
 
   private final String format;
   private final boolean stats;
   private final String codec;
-  private final String encoding;
+  /** {@link dev.tablecache.EncodingPolicy#name()}. */
+  private final String encodingPolicy;
   private final int stringBoundLimit;
   final int batchRows;
   final long batchBytes;
@@ -40,7 +41,7 @@ final class WriteSettings implements Serializable {
     this.format = options.preferredFormat().name();
     this.stats = options.stats();
     this.codec = options.codec().name();
-    this.encoding = options.encoding().name();
+    this.encodingPolicy = options.encodingPolicy().name();
     this.stringBoundLimit = options.stringBoundLimit();
     this.batchRows = batchRows;
     this.batchBytes = batchBytes;
@@ -59,7 +60,7 @@ final class WriteSettings implements Serializable {
               .preferredFormat(dev.tablecache.CacheFormat.valueOf(format))
               .stats(stats)
               .codec(dev.tablecache.Codec.valueOf(codec))
-              .encoding(dev.tablecache.Encoding.valueOf(encoding))
+              .encodingPolicy(dev.tablecache.EncodingPolicy.parse(encodingPolicy))
               .stringBoundLimit(stringBoundLimit)
               .build();
       options = o;

@@ -22,10 +22,11 @@
  *       (needed for batch pruning).</td></tr>
  *   <tr><td>spark.tablecache.codec</td><td>lz4</td><td>lz4 | zstd | none | auto (lz4, stored
  *       raw when it saves less than 1/8).</td></tr>
- *   <tr><td>spark.tablecache.encoding</td><td>byte_stream_split</td><td>byte_stream_split |
- *       plain: layout of V3/V2 payloads before the codec; byte stream split stores fixed-width
- *       values one stream per byte position, which lz4/zstd compress better (legacy is always
- *       plain).</td></tr>
+ *   <tr><td>spark.tablecache.encoding</td><td>auto</td><td>auto | byte_stream_split | plain:
+ *       how the encoding of each V3/V2 payload is chosen before the codec. auto: the writer
+ *       chooses (today byte stream split, which stores fixed-width values one stream per byte
+ *       position so that lz4/zstd compress them better, wherever it changes a buffer); a name
+ *       pins that encoding, for tests and benchmarks (legacy is always plain).</td></tr>
  *   <tr><td>spark.tablecache.batchRows</td><td>spark.sql.inMemoryColumnarStorage.batchSize
  *       (10000)</td><td>rows per cached batch.</td></tr>
  *   <tr><td>spark.tablecache.batchBytes</td><td>32m</td><td>coalescing target: a batch is

@@ -6,11 +6,13 @@ import dev.tablecache.Batches;
 import dev.tablecache.CacheFormat;
 import dev.tablecache.Codec;
 import dev.tablecache.Encoding;
+import dev.tablecache.EncodingPolicy;
 import dev.tablecache.NativeTestBase;
 import dev.tablecache.TableCache;
 import dev.tablecache.WriteOptions;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float8Vector;
@@ -218,6 +220,33 @@ class WriteThenParseTest extends NativeTestBase {
     }
   }
 
+  /** Auto, and each encoding pinned. */
+  private static List<EncodingPolicy> policies() {
+    List<EncodingPolicy> all = new ArrayList<>();
+    all.add(EncodingPolicy.AUTO);
+    for (Encoding e : Encoding.values()) {
+      all.add(EncodingPolicy.pinned(e));
+    }
+    return all;
+  }
+
+  /** Auto (the default) writes what BYTE_STREAM_SPLIT pinned, the default before it, writes. */
+  @ParameterizedTest
+  @EnumSource(
+      value = CacheFormat.class,
+      names = {"V3", "V2"})
+  void autoWritesTheBytesOfTheDefaultBeforeIt(CacheFormat f) {
+    try (VectorSchemaRoot in = Batches.allTypes(allocator, 3000)) {
+      for (Codec c : Codec.values()) {
+        WriteOptions auto = WriteOptions.builder().preferredFormat(f).codec(c).build();
+        assertEquals(EncodingPolicy.AUTO, auto.encodingPolicy());
+        WriteOptions split = auto.toBuilder().encoding(Encoding.BYTE_STREAM_SPLIT).build();
+        assertArrayEquals(
+            TableCache.serialize(in, split), TableCache.serialize(in, auto), f + " " + c);
+      }
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = CacheFormat.class,
@@ -225,13 +254,15 @@ class WriteThenParseTest extends NativeTestBase {
   void encodingsAreRecordedInTheDirectory(CacheFormat f) {
     try (VectorSchemaRoot in = Batches.allTypes(allocator, 3000)) {
       for (Codec c : Codec.values()) {
-        for (Encoding enc : Encoding.values()) {
-          WriteOptions o = WriteOptions.builder().preferredFormat(f).codec(c).encoding(enc).build();
+        for (EncodingPolicy policy : policies()) {
+          WriteOptions o =
+              WriteOptions.builder().preferredFormat(f).codec(c).encodingPolicy(policy).build();
           ParsedFrame p = write(in, o);
+          boolean splitting = policy.pinnedEncoding() != Encoding.PLAIN; // auto splits today
           boolean any = false;
           for (DirectoryEntry e : p.directory()) {
             // Only compressed payloads are encoded: splitting alone saves nothing.
-            if (enc == Encoding.PLAIN || e.codecId() == Codec.NONE.id()) {
+            if (!splitting || e.codecId() == Codec.NONE.id()) {
               assertEquals(Encoding.PLAIN, e.encoding(), o + " " + e);
             }
             any |= e.encodingId() != Encoding.PLAIN.id();
@@ -239,7 +270,7 @@ class WriteThenParseTest extends NativeTestBase {
           assertEquals(any, p.encoded(), o + ": ENCODED flag");
           if (c == Codec.LZ4 || c == Codec.ZSTD) {
             // The batch has 2-, 4- and 8-byte columns, which are split whenever compressed.
-            assertEquals(enc == Encoding.BYTE_STREAM_SPLIT, any, o + ": some payload encoded");
+            assertEquals(splitting, any, o + ": some payload encoded");
           }
         }
       }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tablecache.Encoding;
+import dev.tablecache.EncodingPolicy;
 import dev.tablecache.TableCacheException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -24,15 +25,20 @@ class TableCacheConfTest {
     return TableCacheConf.writeSettings(conf);
   }
 
+  private static EncodingPolicy policy(String encoding) {
+    return settings(encoding).options().encodingPolicy();
+  }
+
   @Test
-  void encodingDefaultsToByteStreamSplit() {
-    assertEquals(Encoding.BYTE_STREAM_SPLIT, settings(null).options().encoding());
+  void encodingDefaultsToAuto() {
+    assertEquals(EncodingPolicy.AUTO, policy(null));
   }
 
   @Test
   void encodingIsParsedLeniently() {
-    assertEquals(Encoding.PLAIN, settings(" Plain ").options().encoding());
-    assertEquals(Encoding.BYTE_STREAM_SPLIT, settings("byte-stream-split").options().encoding());
+    assertEquals(EncodingPolicy.AUTO, policy(" Auto "));
+    assertEquals(EncodingPolicy.pinned(Encoding.PLAIN), policy(" Plain "));
+    assertEquals(EncodingPolicy.pinned(Encoding.BYTE_STREAM_SPLIT), policy("byte-stream-split"));
     TableCacheException e = assertThrows(TableCacheException.class, () -> settings("delta"));
     assertTrue(e.getMessage().contains("delta"), e.getMessage());
   }
@@ -40,17 +46,19 @@ class TableCacheConfTest {
   @Test
   void encodingSurvivesSerialization() throws Exception {
     // Tasks rebuild WriteOptions from the plain fields (the options themselves are transient).
-    WriteSettings sent = settings("plain");
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
-      out.writeObject(sent);
+    for (String encoding : new String[] {"plain", "byte_stream_split", "auto", null}) {
+      WriteSettings sent = settings(encoding);
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+        out.writeObject(sent);
+      }
+      WriteSettings received;
+      try (ObjectInputStream in =
+          new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+        received = (WriteSettings) in.readObject();
+      }
+      assertEquals(sent.options(), received.options(), encoding);
+      assertEquals(policy(encoding), received.options().encodingPolicy(), encoding);
     }
-    WriteSettings received;
-    try (ObjectInputStream in =
-        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
-      received = (WriteSettings) in.readObject();
-    }
-    assertEquals(sent.options(), received.options());
-    assertEquals(Encoding.PLAIN, received.options().encoding());
   }
 }

@@ -1,106 +1,70 @@
-//! Encodings applied to column bodies before the codec (FORMAT.md §3.1).
-//!
-//! BYTE_STREAM_SPLIT (Parquet's name; Blosc calls it "shuffle") stores each fixed-width buffer
-//! as one stream per byte position. Neighbouring values of real columns share their high bytes,
-//! so the streams hold long runs that lz4 and zstd shrink far better than interleaved values:
-//! on the benchmark table it cuts lz4 frames from ~50 to ~9 bytes per row.
+//! BYTE_STREAM_SPLIT (id 1; Parquet's name, Blosc's "shuffle"): each buffer of fixed-width
+//! elements (width ≥ 2) stored as one stream per byte position. Neighbouring values of real
+//! columns share their high bytes, so the streams hold long runs that lz4 and zstd shrink far
+//! better than interleaved values: on the benchmark table it cuts lz4 frames from ~50 to ~9
+//! bytes per row. It preserves every length and takes no parameters.
 //!
 //! The transposition is ours, in safe Rust: 8 elements at a time, as 8×8 byte-matrix transposes
 //! in 64-bit registers. The `byteshuffle` crate (Blosc's layout, which is the one FORMAT.md
 //! pins; the tests check ours against it) has SIMD for some widths only and unshuffles 8-byte
 //! elements, our most common width, byte by byte: 1.3 GB/s against 9.8 GB/s here.
 
-use crate::error::{Error, Result};
+use super::{estimate_per_buffer, ColumnEncoding, ColumnSample, CostEstimate, EncodedColumn};
+use super::{Encoding, StoredColumn};
+use crate::body::BodyParts;
+use crate::codec::Codec;
+use crate::error::Result;
+use crate::layout::BufferSpec;
+use crate::stats::ColumnStats;
 
-/// How a payload's column bodies are laid out before the codec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Encoding {
-    /// Buffers as Arrow holds them.
-    Plain,
-    /// Every buffer of fixed-width elements (width ≥ 2) stored byte stream split.
-    #[default]
-    ByteStreamSplit,
-}
+/// The BYTE_STREAM_SPLIT unit.
+#[derive(Debug)]
+pub(crate) struct ByteStreamSplit;
 
-impl Encoding {
-    /// Every encoding, in id order: the one list that ids, names and error messages come from.
-    pub const ALL: [Encoding; 2] = [Encoding::Plain, Encoding::ByteStreamSplit];
-
-    /// The id stored in a directory entry.
-    pub fn id(self) -> u8 {
-        match self {
-            Encoding::Plain => 0,
-            Encoding::ByteStreamSplit => 1,
-        }
+impl ColumnEncoding for ByteStreamSplit {
+    fn encoding(&self) -> Encoding {
+        Encoding::ByteStreamSplit
     }
 
-    /// The name used in docs, confs and messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Encoding::Plain => "plain",
-            Encoding::ByteStreamSplit => "byte_stream_split",
-        }
+    /// Buffers of elements at least 2 bytes wide: values, offsets, dictionary keys. Bitmaps and
+    /// byte buffers (width 1) have nothing to split.
+    fn transforms(&self, buffer: &BufferSpec<'_>) -> bool {
+        buffer.kind.width() >= 2
     }
 
-    /// Whether this encoding changes a buffer of `width`-byte elements (widths from
-    /// `layout::buffer_widths`); a body none of whose buffers change is stored plain.
-    pub(crate) fn changes(self, width: usize) -> bool {
-        match self {
-            Encoding::Plain => false,
-            Encoding::ByteStreamSplit => width >= 2,
-        }
+    fn estimate(
+        &self,
+        sample: &ColumnSample<'_>,
+        _stats: Option<&ColumnStats>,
+        codec: Codec,
+    ) -> Result<CostEstimate> {
+        estimate_per_buffer(
+            sample,
+            codec,
+            |spec| self.transforms(spec),
+            |spec, src, out| split_into(spec.kind.width(), src, out),
+        )
     }
 
-    /// Appends `src`, a buffer of `width`-byte elements, to `out` in this encoding; the output
-    /// has the length of the input.
-    pub(crate) fn encode_into(self, width: usize, src: &[u8], out: &mut Vec<u8>) {
-        if !self.changes(width) {
-            out.extend_from_slice(src);
-            return;
-        }
-        // Exhaustive on purpose: a new encoding does not compile until it says how it encodes.
-        match self {
-            Encoding::Plain => out.extend_from_slice(src),
-            Encoding::ByteStreamSplit => split_into(width, src, out),
-        }
-    }
-
-    /// Undoes [`Encoding::encode_into`] in place on a buffer of `width`-byte elements.
-    pub(crate) fn decode_in_place(self, width: usize, buf: &mut [u8], scratch: &mut Vec<u8>) {
-        if !self.changes(width) {
-            return;
-        }
-        match self {
-            Encoding::Plain => {}
-            Encoding::ByteStreamSplit => unsplit_in_place(width, buf, scratch),
-        }
-    }
-
-    /// The known encodings, for messages: `0 plain, 1 byte_stream_split`.
-    pub(crate) fn known() -> String {
-        Encoding::ALL
-            .iter()
-            .map(|e| format!("{} {}", e.id(), e.name()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// The encoding with this caller-supplied id.
-    pub fn from_id(id: i32) -> Result<Encoding> {
-        u8::try_from(id)
-            .ok()
-            .and_then(Encoding::from_stored)
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "unknown encoding id {id} (known: {})",
-                    Encoding::known()
-                ))
+    fn encode(&self, column: &BodyParts<'_>, out: &mut Vec<u8>) -> Result<EncodedColumn> {
+        column
+            .write_with(out, |spec, src, out| {
+                if self.transforms(spec) {
+                    split_into(spec.kind.width(), src, out);
+                } else {
+                    out.extend_from_slice(src);
+                }
             })
+            .map(EncodedColumn::same_length)
     }
 
-    /// The encoding a directory entry records, if this reader knows it.
-    pub(crate) fn from_stored(id: u8) -> Option<Encoding> {
-        Encoding::ALL.into_iter().find(|e| e.id() == id)
+    fn decode(&self, column: StoredColumn<'_, '_>, scratch: &mut Vec<u8>) -> Result<()> {
+        for (range, spec) in column.buffers.iter().zip(column.specs) {
+            if self.transforms(spec) {
+                unsplit_in_place(spec.kind.width(), &mut column.body[range.clone()], scratch);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -276,6 +240,7 @@ fn transpose8x8(rows: &mut [u64; 8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encodings::test_columns;
 
     /// The layout FORMAT.md §3.1 specifies, written out naively.
     fn reference_split(width: usize, src: &[u8]) -> Vec<u8> {
@@ -303,23 +268,43 @@ mod tests {
             unsplit_in_place(width, &mut back, &mut Vec::new());
             proptest::prop_assert_eq!(back, src);
         }
+
+        #[test]
+        fn random_columns_of_every_type_round_trip(seed in proptest::num::u64::ANY, len in 0usize..150) {
+            for data in test_columns::every_column(seed, len) {
+                test_columns::round_trip(&ByteStreamSplit, &data);
+            }
+        }
     }
 
     #[test]
-    fn ids() {
-        assert_eq!(Encoding::from_id(0).unwrap(), Encoding::Plain);
-        assert_eq!(Encoding::from_id(1).unwrap(), Encoding::ByteStreamSplit);
-        for (i, e) in Encoding::ALL.iter().enumerate() {
-            assert_eq!(usize::from(e.id()), i, "ids are dense, in ALL's order");
-            assert_eq!(Encoding::from_stored(e.id()), Some(*e));
+    fn round_trips_every_type_and_fill() {
+        test_columns::round_trip_all(&ByteStreamSplit);
+    }
+
+    #[test]
+    fn the_body_splits_exactly_the_buffers_of_width_2_or_more() {
+        for data in test_columns::every_column(2, 41) {
+            let parts = BodyParts::collect(&data).unwrap();
+            let mut body = Vec::new();
+            let encoded = ByteStreamSplit.encode(&parts, &mut body).unwrap();
+            assert_eq!(encoded, EncodedColumn::same_length(parts.plain_len()));
+            // The plain body with each buffer of width >= 2 replaced by its streams.
+            let expected = test_columns::reference_body(&parts, |spec, src| {
+                if spec.kind.width() >= 2 {
+                    reference_split(spec.kind.width(), src)
+                } else {
+                    src.to_vec()
+                }
+            });
+            assert_eq!(body, expected, "{}", data.data_type());
+            let widths = crate::layout::buffer_widths(data.data_type()).unwrap();
+            assert_eq!(
+                ByteStreamSplit.applies_to(&parts),
+                widths.iter().any(|&w| w >= 2),
+                "{}",
+                data.data_type()
+            );
         }
-        let first_unknown = Encoding::ALL.len() as i32;
-        for bad in [-1, first_unknown, 256] {
-            assert!(matches!(
-                Encoding::from_id(bad),
-                Err(Error::InvalidArgument(_))
-            ));
-        }
-        assert_eq!(Encoding::default(), Encoding::ByteStreamSplit);
     }
 }

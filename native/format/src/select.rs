@@ -1,0 +1,181 @@
+//! Which encoding a payload gets. The encodings say what they apply to and what a column would
+//! cost in them ([`crate::encodings`]); the payload writer applies the choice
+//! ([`crate::payload`]); the choice itself is made here, from the write's [`EncodingPolicy`].
+
+use crate::body::BodyParts;
+use crate::codec::Codec;
+use crate::encodings::Encoding;
+use crate::error::{Error, Result};
+
+/// How the writer chooses the encoding of each payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum EncodingPolicy {
+    /// The writer chooses (the default).
+    #[default]
+    Auto,
+    /// This encoding on every payload it applies to, for tests and benchmarks. Like `Auto`, it
+    /// goes only on payloads the codec compresses.
+    Pinned(Encoding),
+}
+
+impl EncodingPolicy {
+    /// The code of [`EncodingPolicy::Auto`] in [`EncodingPolicy::from_code`].
+    pub const AUTO_CODE: i32 = -1;
+
+    /// The policy with this code, as it crosses JNI: [`EncodingPolicy::AUTO_CODE`] (-1) is
+    /// `Auto`; an encoding id (0 plain, 1 byte_stream_split) pins that encoding, so the codes of
+    /// older shims, which sent the id, keep their meaning. Other negative codes are reserved.
+    pub fn from_code(code: i32) -> Result<EncodingPolicy> {
+        match code {
+            EncodingPolicy::AUTO_CODE => Ok(EncodingPolicy::Auto),
+            0.. => Encoding::from_id(code).map(EncodingPolicy::Pinned),
+            _ => Err(Error::InvalidArgument(format!(
+                "unknown encoding policy code {code} (known: {} auto; pinned: {})",
+                EncodingPolicy::AUTO_CODE,
+                Encoding::known()
+            ))),
+        }
+    }
+
+    /// This policy's code (see [`EncodingPolicy::from_code`]).
+    pub fn code(self) -> i32 {
+        match self {
+            EncodingPolicy::Auto => EncodingPolicy::AUTO_CODE,
+            EncodingPolicy::Pinned(encoding) => i32::from(encoding.id()),
+        }
+    }
+
+    /// The name used in confs and messages: `auto`, or the pinned encoding's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            EncodingPolicy::Auto => "auto",
+            EncodingPolicy::Pinned(encoding) => encoding.name(),
+        }
+    }
+}
+
+impl From<Encoding> for EncodingPolicy {
+    fn from(encoding: Encoding) -> Self {
+        EncodingPolicy::Pinned(encoding)
+    }
+}
+
+/// What `Auto` tries, best first; the first that applies to a payload is chosen, and a payload
+/// none applies to is plain.
+///
+/// `Auto` is today's default, BYTE_STREAM_SPLIT wherever it changes a buffer, rather than the
+/// cheapest by [`crate::encodings::ColumnEncoding::estimate`]: a V2/V3 directory entry holds one
+/// length-preserving encoding per payload, and the golden frames pin exactly this choice. Under
+/// a codec, split streams compress better on the columns a cache holds and no worse on the rest
+/// (on random bytes the estimates tie), so little is left on the table. The choice from
+/// estimates comes with the encodings that change lengths, and a frame version that can store
+/// them.
+const AUTO_PREFERENCE: [Encoding; 1] = [Encoding::ByteStreamSplit];
+
+/// The encoding of one payload made of `columns` (one column in V3, all of them in V2) that
+/// `codec` compresses (or not, for [`Codec::None`]).
+pub(crate) fn select(policy: EncodingPolicy, codec: Codec, columns: &[BodyParts<'_>]) -> Encoding {
+    // An encoding only rearranges bytes for the codec; it saves nothing on its own.
+    if codec == Codec::None {
+        return Encoding::Plain;
+    }
+    let applies = |encoding: Encoding| columns.iter().any(|c| encoding.unit().applies_to(c));
+    let chosen = match policy {
+        EncodingPolicy::Pinned(encoding) => Some(encoding).filter(|&e| applies(e)),
+        EncodingPolicy::Auto => AUTO_PREFERENCE.into_iter().find(|&e| applies(e)),
+    };
+    chosen.unwrap_or(Encoding::Plain)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encodings::test_columns;
+    use crate::layout;
+    use arrow_data::ArrayData;
+    use arrow_schema::DataType;
+
+    const CODECS: [Codec; 4] = [Codec::None, Codec::Lz4, Codec::Zstd, Codec::Auto];
+
+    /// The writer's rule before encodings were units (write.rs of the merge before issue 27),
+    /// from the types alone: the requested encoding when the payload is compressed and some
+    /// buffer of it is at least 2 bytes wide, else plain.
+    fn rule_before_units(requested: Encoding, codec: Codec, columns: &[ArrayData]) -> Encoding {
+        let any_wide = columns.iter().any(|c| {
+            layout::buffer_widths(c.data_type())
+                .unwrap()
+                .iter()
+                .any(|&w| w >= 2)
+        });
+        if codec != Codec::None && requested == Encoding::ByteStreamSplit && any_wide {
+            Encoding::ByteStreamSplit
+        } else {
+            Encoding::Plain
+        }
+    }
+
+    #[test]
+    fn auto_and_pinned_choose_what_the_writer_chose_before() {
+        let columns = test_columns::every_column(5, 20);
+        // Every column alone (a V3 payload), runs of them and all together (V2 payloads).
+        let mut payloads: Vec<&[ArrayData]> = columns.chunks(1).collect();
+        payloads.extend(columns.chunks(3));
+        payloads.push(&columns);
+        payloads.push(&[]);
+        for payload in payloads {
+            let parts: Vec<_> = payload
+                .iter()
+                .map(|c| BodyParts::collect(c).unwrap())
+                .collect();
+            for codec in CODECS {
+                let today_default = rule_before_units(Encoding::ByteStreamSplit, codec, payload);
+                assert_eq!(select(EncodingPolicy::Auto, codec, &parts), today_default);
+                for pinned in Encoding::ALL {
+                    assert_eq!(
+                        select(EncodingPolicy::Pinned(pinned), codec, &parts),
+                        rule_before_units(pinned, codec, payload),
+                        "{pinned:?} {codec:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_payload_of_narrow_buffers_only_stays_plain() {
+        for data_type in [DataType::Int8, DataType::Boolean, DataType::Null] {
+            let data = test_columns::column(&data_type, 100, test_columns::Fill::Random, 9);
+            let parts = [BodyParts::collect(&data).unwrap()];
+            assert_eq!(
+                select(EncodingPolicy::Auto, Codec::Lz4, &parts),
+                Encoding::Plain
+            );
+        }
+    }
+
+    #[test]
+    fn policy_codes_and_names() {
+        assert_eq!(EncodingPolicy::default(), EncodingPolicy::Auto);
+        assert_eq!(EncodingPolicy::from_code(-1).unwrap(), EncodingPolicy::Auto);
+        for encoding in Encoding::ALL {
+            let pinned = EncodingPolicy::Pinned(encoding);
+            assert_eq!(
+                pinned.code(),
+                i32::from(encoding.id()),
+                "pinned codes are ids"
+            );
+            assert_eq!(EncodingPolicy::from_code(pinned.code()).unwrap(), pinned);
+            assert_eq!(pinned.name(), encoding.name());
+            assert_eq!(EncodingPolicy::from(encoding), pinned);
+        }
+        assert_eq!(EncodingPolicy::Auto.name(), "auto");
+        assert_eq!(
+            EncodingPolicy::from_code(EncodingPolicy::Auto.code()).unwrap(),
+            EncodingPolicy::Auto
+        );
+        for bad in [-2, i32::MIN, 2, 256, i32::MAX] {
+            let err = EncodingPolicy::from_code(bad).unwrap_err();
+            assert!(matches!(err, Error::InvalidArgument(_)), "{bad}: {err}");
+        }
+    }
+}
