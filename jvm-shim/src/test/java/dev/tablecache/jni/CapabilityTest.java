@@ -30,7 +30,7 @@ class CapabilityTest extends NativeTestBase {
 
   @Test
   void buildIdsMatch() {
-    String jar = NativeLibrary.jarBuildId();
+    String jar = LibraryHandshake.jarBuildId();
     assertNotNull(jar, "the jar must carry " + NativeLibrary.buildIdResourcePath());
     assertEquals(jar, NativeCodec.buildId());
   }

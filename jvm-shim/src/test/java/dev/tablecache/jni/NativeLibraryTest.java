@@ -18,8 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The loader's handshakes, resource naming, extraction, workdir checks and stale-file cleanup,
- * checked without loading the library (NativeLoaderTest loads it, in fresh class loaders).
+ * The loader's handshakes ({@link LibraryHandshake}), resource naming ({@link Platforms}),
+ * extraction and workdir checks ({@link LibraryExtraction}) and stale-file cleanup ({@link
+ * StaleLibraries}), checked without loading the library (NativeLoaderTest loads it, in fresh
+ * class loaders).
  */
 class NativeLibraryTest {
 
@@ -27,11 +29,11 @@ class NativeLibraryTest {
 
   @Test
   void versionHandshakeRefusesMismatches() {
-    NativeLibrary.checkVersion("0.1.0", "0.1.0", "test");
+    LibraryHandshake.checkVersion("0.1.0", "0.1.0", "test");
     TableCacheException e =
-        assertKind(Kind.NATIVE_UNAVAILABLE, () -> NativeLibrary.checkVersion("0.1.0", "0.0.9", "/x/libtablecache.so"));
+        assertKind(Kind.NATIVE_UNAVAILABLE, () -> LibraryHandshake.checkVersion("0.1.0", "0.0.9", "/x/libtablecache.so"));
     assertTrue(e.getMessage().contains("0.1.0") && e.getMessage().contains("0.0.9"), e.getMessage());
-    assertKind(Kind.NATIVE_UNAVAILABLE, () -> NativeLibrary.checkVersion("0.1.0", null, "x"));
+    assertKind(Kind.NATIVE_UNAVAILABLE, () -> LibraryHandshake.checkVersion("0.1.0", null, "x"));
   }
 
   @Test
@@ -56,30 +58,30 @@ class NativeLibraryTest {
     assertEquals("/linux/amd64/libtablecache.so", linuxOnly("Linux", "x86_64"));
     assertEquals("/linux/aarch64/libtablecache.so", linuxOnly("Linux", "aarch64"));
     assertEquals("/linux/aarch64/libtablecache.so", linuxOnly("Linux", "arm64"));
-    assertTrue(NativeLibrary.isSupported("Linux", "aarch64"));
-    assertTrue(NativeLibrary.isSupported("Linux", "amd64"));
-    assertEquals("darwin/aarch64", NativeLibrary.platform("Mac OS X", "aarch64"));
-    assertEquals("linux/ppc64le", NativeLibrary.platform("Linux", "ppc64le"));
-    assertFalse(NativeLibrary.isSupported("Mac OS X", "aarch64"));
-    assertFalse(NativeLibrary.isSupported("Linux", "ppc64le"));
-    assertFalse(NativeLibrary.isSupported("Windows 11", "amd64"));
+    assertTrue(Platforms.isSupported("Linux", "aarch64"));
+    assertTrue(Platforms.isSupported("Linux", "amd64"));
+    assertEquals("darwin/aarch64", Platforms.platform("Mac OS X", "aarch64"));
+    assertEquals("linux/ppc64le", Platforms.platform("Linux", "ppc64le"));
+    assertFalse(Platforms.isSupported("Mac OS X", "aarch64"));
+    assertFalse(Platforms.isSupported("Linux", "ppc64le"));
+    assertFalse(Platforms.isSupported("Windows 11", "amd64"));
   }
 
   @Test
   void unsupportedPlatformMessageNamesItAndTheSupportedOnes() {
-    String m = NativeLibrary.missingLibraryMessage("Mac OS X", "arm64");
+    String m = Platforms.missingLibraryMessage("Mac OS X", "arm64");
     assertTrue(m.startsWith("tablecache has no native library for darwin/aarch64"), m);
     assertTrue(m.contains("os.name=Mac OS X, os.arch=arm64"), m);
     assertTrue(m.contains("supported platforms: linux/amd64, linux/aarch64"), m);
     assertTrue(m.contains("-D" + NativeLibrary.PATH_PROPERTY), m);
     assertTrue(
-        NativeLibrary.missingLibraryMessage("Linux", "s390x")
+        Platforms.missingLibraryMessage("Linux", "s390x")
             .startsWith("tablecache has no native library for linux/s390x"));
   }
 
   @Test
   void supportedPlatformWithoutItsLibrarySaysTheJarLacksIt() {
-    String m = NativeLibrary.missingLibraryMessage("Linux", "aarch64");
+    String m = Platforms.missingLibraryMessage("Linux", "aarch64");
     assertTrue(m.startsWith("this jar was built without the linux/aarch64 native library"), m);
     assertTrue(m.contains("/linux/aarch64/libtablecache.so"), m);
     assertTrue(m.contains("supported platforms: linux/amd64, linux/aarch64"), m);
@@ -99,7 +101,7 @@ class NativeLibraryTest {
   void theJarCarriesTheBuildIdOfEveryLibraryItCarries() throws IOException {
     for (String platform : NativeLibrary.SUPPORTED_PLATFORMS) {
       boolean library = NativeLibrary.class.getResource("/" + platform + "/libtablecache.so") != null;
-      String idResource = "/" + platform + "/" + NativeLibrary.BUILD_ID_FILE;
+      String idResource = "/" + platform + "/" + Platforms.BUILD_ID_FILE;
       try (InputStream in = NativeLibrary.class.getResourceAsStream(idResource)) {
         assertEquals(library, in != null, "the jar must carry " + idResource + " exactly with its library");
         if (in != null) {
@@ -109,37 +111,37 @@ class NativeLibraryTest {
         }
       }
     }
-    assertEquals("/linux/aarch64/libtablecache.build-id", NativeLibrary.buildIdResourcePath("Linux", "arm64"));
+    assertEquals("/linux/aarch64/libtablecache.build-id", Platforms.buildIdResourcePath("Linux", "arm64"));
   }
 
   @Test
   void buildIdHandshakeRefusesMismatchesNamingBothIds() {
-    NativeLibrary.checkBuildId("x86_64-unknown-linux-gnu-release-ab", "x86_64-unknown-linux-gnu-release-ab", "test");
+    LibraryHandshake.checkBuildId("x86_64-unknown-linux-gnu-release-ab", "x86_64-unknown-linux-gnu-release-ab", "test");
     TableCacheException e =
         assertKind(
             Kind.NATIVE_UNAVAILABLE,
-            () -> NativeLibrary.checkBuildId("jar-id-1", "lib-id-2", "/x/libtablecache.so (from -Dtablecache.native.path)"));
+            () -> LibraryHandshake.checkBuildId("jar-id-1", "lib-id-2", "/x/libtablecache.so (from -Dtablecache.native.path)"));
     String m = e.getMessage();
     assertTrue(m.contains("jar-id-1") && m.contains("lib-id-2"), m);
     assertTrue(m.contains("/x/libtablecache.so (from -Dtablecache.native.path)"), m);
     assertTrue(m.contains(NativeLibrary.buildIdResourcePath()), m);
-    assertKind(Kind.NATIVE_UNAVAILABLE, () -> NativeLibrary.checkBuildId("jar-id-1", null, "x"));
+    assertKind(Kind.NATIVE_UNAVAILABLE, () -> LibraryHandshake.checkBuildId("jar-id-1", null, "x"));
   }
 
   /** The extraction step alone: an owner-only file in the workdir, named by pid, before any load. */
   @Test
   void extractedFileIsOwnerOnlyBeforeItIsLoaded() throws IOException {
-    NativeLibrary.Workdir wd = NativeLibrary.Workdir.resolve(tmp.toString(), "/nonexistent-tmpdir");
+    LibraryExtraction.Workdir wd = LibraryExtraction.Workdir.resolve(tmp.toString(), "/nonexistent-tmpdir");
     assertEquals(tmp.toAbsolutePath(), wd.dir);
-    Path f = NativeLibrary.extract(NativeLibrary.resourcePath(), wd);
+    Path f = LibraryExtraction.extract(NativeLibrary.resourcePath(), wd);
     try {
       assertEquals(tmp.toAbsolutePath(), f.getParent());
       // Whatever the umask: createTempFile made it 0600, and the library was written into it.
       assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
       assertTrue(
-          f.getFileName().toString().matches("libtablecache-" + NativeLibrary.currentPid() + "-\\d+\\.so"),
+          f.getFileName().toString().matches("libtablecache-" + LibraryExtraction.currentPid() + "-\\d+\\.so"),
           f.toString());
-      assertTrue(NativeLibrary.currentPid() > 0);
+      assertTrue(LibraryExtraction.currentPid() > 0);
       try (InputStream in = NativeLibrary.class.getResourceAsStream(NativeLibrary.resourcePath())) {
         assertArrayEquals(in.readAllBytes(), Files.readAllBytes(f));
       }
@@ -151,30 +153,30 @@ class NativeLibraryTest {
   @Test
   void workdirThatIsMissingOrAFileIsRefusedNamingItAndTheProperty() throws IOException {
     Path missing = tmp.resolve("missing");
-    String m = assertKind(Kind.NATIVE_UNAVAILABLE, () -> NativeLibrary.Workdir.resolve(missing.toString(), "/tmp")).getMessage();
+    String m = assertKind(Kind.NATIVE_UNAVAILABLE, () -> LibraryExtraction.Workdir.resolve(missing.toString(), "/tmp")).getMessage();
     assertTrue(m.contains(missing + " (from -D" + NativeLibrary.WORKDIR_PROPERTY + ") does not exist"), m);
     Path file = Files.createFile(tmp.resolve("file"));
-    m = assertKind(Kind.NATIVE_UNAVAILABLE, () -> NativeLibrary.Workdir.resolve(file.toString(), "/tmp")).getMessage();
+    m = assertKind(Kind.NATIVE_UNAVAILABLE, () -> LibraryExtraction.Workdir.resolve(file.toString(), "/tmp")).getMessage();
     assertTrue(m.contains(file + " (from -D" + NativeLibrary.WORKDIR_PROPERTY + ") is not a directory"), m);
     // Without the property: java.io.tmpdir, and the message says so.
-    m = assertKind(Kind.NATIVE_UNAVAILABLE, () -> NativeLibrary.Workdir.resolve(" ", missing.toString())).getMessage();
+    m = assertKind(Kind.NATIVE_UNAVAILABLE, () -> LibraryExtraction.Workdir.resolve(" ", missing.toString())).getMessage();
     assertTrue(m.contains(missing + " (from java.io.tmpdir, the default of -D" + NativeLibrary.WORKDIR_PROPERTY + ")"), m);
-    assertEquals(tmp.toAbsolutePath(), NativeLibrary.Workdir.resolve(null, tmp.toString()).dir);
+    assertEquals(tmp.toAbsolutePath(), LibraryExtraction.Workdir.resolve(null, tmp.toString()).dir);
   }
 
   @Test
   void loadFailureMessagesTellNoexecFromADamagedFile() throws IOException {
-    NativeLibrary.Workdir wd = NativeLibrary.Workdir.resolve(tmp.toString(), "/tmp");
+    LibraryExtraction.Workdir wd = LibraryExtraction.Workdir.resolve(tmp.toString(), "/tmp");
     Path f = tmp.resolve("libtablecache-1-2.so");
     String glibc = f + ": " + f + ": failed to map segment from shared object";
-    String m = NativeLibrary.loadFailure(f, wd, glibc, null);
+    String m = LibraryExtraction.loadFailure(f, wd, glibc, null);
     assertTrue(m.contains(glibc), m);
     assertTrue(m.contains("probably on a file system mounted noexec"), m);
     assertTrue(m.contains("workdir " + tmp.toAbsolutePath() + " (from -D" + NativeLibrary.WORKDIR_PROPERTY + ")"), m);
     assertTrue(m.contains("set -D" + NativeLibrary.WORKDIR_PROPERTY), m);
-    m = NativeLibrary.loadFailure(f, wd, "Operation not permitted", "/mnt/x");
+    m = LibraryExtraction.loadFailure(f, wd, "Operation not permitted", "/mnt/x");
     assertTrue(m.contains("mounted noexec (mount point /mnt/x)"), m);
-    m = NativeLibrary.loadFailure(f, wd, f + ": invalid ELF header", null);
+    m = LibraryExtraction.loadFailure(f, wd, f + ": invalid ELF header", null);
     assertFalse(m.contains("noexec"), m);
     assertTrue(m.contains("invalid ELF header") && m.contains("damaged"), m);
   }
@@ -183,7 +185,7 @@ class NativeLibraryTest {
   @Test
   void staleFilesOfDeadPidsAreDeletedOthersKept() throws IOException {
     long own = 100, live = 200, dead = 300;
-    FileTime old = FileTime.fromMillis(System.currentTimeMillis() - 2 * NativeLibrary.STALE_AFTER_MILLIS);
+    FileTime old = FileTime.fromMillis(System.currentTimeMillis() - 2 * StaleLibraries.STALE_AFTER_MILLIS);
     Path deadOld = oldFile("libtablecache-" + dead + "-123.so", old);
     Path deadOld2 = oldFile("libtablecache-" + dead + "-456.so", old);
     Set<Path> kept = new HashSet<>();
@@ -202,7 +204,7 @@ class NativeLibraryTest {
     kept.add(link);
 
     List<Path> deleted =
-        NativeLibrary.deleteStale(tmp, own, pid -> pid == own || pid == live, System.currentTimeMillis());
+        StaleLibraries.deleteStale(tmp, own, pid -> pid == own || pid == live, System.currentTimeMillis());
     assertEquals(Set.of(deadOld, deadOld2), new HashSet<>(deleted));
     assertFalse(Files.exists(deadOld) || Files.exists(deadOld2));
     for (Path p : kept) {
@@ -210,7 +212,7 @@ class NativeLibraryTest {
     }
     // Where liveness cannot be told, nothing is deleted.
     Path again = oldFile("libtablecache-" + dead + "-1000.so", old);
-    assertTrue(NativeLibrary.deleteStale(tmp, own, null, System.currentTimeMillis()).isEmpty());
+    assertTrue(StaleLibraries.deleteStale(tmp, own, null, System.currentTimeMillis()).isEmpty());
     assertTrue(Files.exists(again));
   }
 
@@ -222,7 +224,7 @@ class NativeLibraryTest {
 
   /** The resource path for a fake os.name/os.arch, file name as on Linux whatever the host. */
   private static String linuxOnly(String os, String arch) {
-    return NativeLibrary.resourcePath(os, arch)
+    return Platforms.resourcePath(os, arch)
         .replace(System.mapLibraryName("tablecache"), "libtablecache.so");
   }
 }

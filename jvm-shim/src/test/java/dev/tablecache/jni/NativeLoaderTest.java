@@ -152,7 +152,7 @@ class NativeLoaderTest {
     }
     assertEquals(created, deleted);
     assertEquals(1, created.size(), created::toString);
-    assertTrue(created.get(0).matches("libtablecache-" + NativeLibrary.currentPid() + "-\\d+\\.so"), created::toString);
+    assertTrue(created.get(0).matches("libtablecache-" + LibraryExtraction.currentPid() + "-\\d+\\.so"), created::toString);
     assertEmpty(wd);
     assertWorks(l);
   }
@@ -185,7 +185,7 @@ class NativeLoaderTest {
   void aNoexecWorkdirFallsBackWithAMessageSayingSoAndLeavesNothing() throws Throwable {
     Path wd = Files.createDirectory(tmp.resolve("noexec"));
     mountTmpfs(wd, "noexec");
-    assertEquals(wd.toRealPath().toString(), NativeLibrary.noexecMount(wd));
+    assertEquals(wd.toRealPath().toString(), LibraryExtraction.noexecMount(wd));
     System.setProperty(NativeLibrary.WORKDIR_PROPERTY, wd.toString());
     String m = load(freshLoader(null));
     assertTrue(m.contains("System.load of the native library extracted to " + wd + "/libtablecache-"), m);
@@ -259,10 +259,10 @@ class NativeLoaderTest {
     assumeTrue(!Files.exists(Paths.get("/proc/" + dead)), "pid " + dead + " was reused at once");
     Process alive = new ProcessBuilder("sleep", "3600").start();
     try {
-      FileTime old = FileTime.fromMillis(System.currentTimeMillis() - 2 * NativeLibrary.STALE_AFTER_MILLIS);
+      FileTime old = FileTime.fromMillis(System.currentTimeMillis() - 2 * StaleLibraries.STALE_AFTER_MILLIS);
       Path deadFile = wd.resolve("libtablecache-" + dead + "-42.so");
       Path liveFile = wd.resolve("libtablecache-" + alive.pid() + "-42.so");
-      Path ownFile = wd.resolve("libtablecache-" + NativeLibrary.currentPid() + "-42.so");
+      Path ownFile = wd.resolve("libtablecache-" + LibraryExtraction.currentPid() + "-42.so");
       for (Path p : List.of(deadFile, liveFile, ownFile)) {
         Files.write(p, new byte[] {1});
         Files.setLastModifiedTime(p, old);
