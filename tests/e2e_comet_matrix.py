@@ -134,7 +134,7 @@ def main():
     print(f"spark {spark.version}, master {sc.master}, mode {mode}, comet "
           f"{sc._jvm.org.apache.comet.package.COMET_VERSION()}", flush=True)
 
-    results = {}
+    answers = {}
     table_rows = []
     work = tempfile.mkdtemp(prefix="tablecache-e2e-comet-matrix-")
     try:
@@ -175,7 +175,7 @@ def main():
                 try:
                     df = spark.sql(q)
                     got = rows(df, shape in ORDERED)
-                    results[key] = got
+                    answers[key] = got
                     ok = got == expected[shape]
                     check(f"{key}: equals uncached", ok,
                           f"expected {len(expected[shape])} rows, got {len(got)}: "
@@ -219,7 +219,7 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
     with open(out_path, "w") as f:
-        json.dump(results, f)
+        json.dump(answers, f)
     print(f"e2e-comet-matrix: {results.passed} passed, {results.failed} failed", flush=True)
     spark.stop()
     sys.exit(1 if results.failed else 0)

@@ -121,7 +121,7 @@ def main():
 
     submit = os.path.join(os.environ["SPARK_HOME"], "bin", "spark-submit")
     args = json.loads(os.environ.get("E2E_MEMORY_SUBMIT_ARGS", "[]"))
-    results = {}
+    runs = {}
     for serializer in ("tablecache", "spark-default"):
         out = subprocess.run([submit, *args, os.path.abspath(__file__), "run", serializer],
                              capture_output=True, text=True, timeout=1500)
@@ -130,7 +130,7 @@ def main():
             check(f"{serializer}: the run reported", False, out.stderr[-2000:])
             continue
         r = json.loads(lines[-1][len("RESULT "):])
-        results[serializer] = r
+        runs[serializer] = r
         check(f"{serializer}: every concurrent result equals the uncached query",
               "wall_s" in r and not r["failures"], r["failures"][:3])
         check(f"{serializer}: the executor was never lost", r.get("executor_kept", False))
@@ -140,7 +140,7 @@ def main():
     print("| serializer | executor peak RSS | RSS at end | cache in memory | cache on disk |"
           " 4 threads x 3 queries |")
     print("|---|---|---|---|---|---|")
-    for name, r in results.items():
+    for name, r in runs.items():
         print(f"| {name} | {mib(r.get('peak_rss', -1))} | {mib(r.get('rss_end', -1))} | "
               f"{mib(r.get('mem_size', -1))} | {mib(r.get('disk_size', -1))} | "
               f"{r.get('wall_s', '?')} s |", flush=True)
