@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * {@code spark.tablecache.onUnavailable=fallback}; with {@code fail} the query fails with the
  * load failure as its cause. It also does, for one cache, when the cache's schema holds a type
  * that Spark cannot map to Arrow: every SPI method sees the full cache schema, so such a cache is
- * written and read by the default serializer consistently.
+ * written and read by the default serializer consistently. The same holds for a schema beyond
+ * what the readers decode ({@link ReadBounds}): its frames would be refused on every read.
  *
  * <p>Only the driver decides. An executor whose library fails to load while the driver's loaded
  * fails its tasks with a NATIVE_UNAVAILABLE error (a deployment problem to fix, not to hide).
@@ -75,7 +76,7 @@ final class Fallback {
       }
       return true;
     }
-    return false;
+    return !ReadBounds.within(cacheSchema, conf.sessionLocalTimeZone());
   }
 
   /** Whether the one-time unavailability warning was logged (for tests). */

@@ -81,8 +81,10 @@ final class SerializerCore {
     if (Fallback.nativeUnavailable(SQLConf.get())) {
       return Fallback.DEFAULT.supportsColumnarOutput(schema);
     }
-    // A schema without an Arrow mapping is a default-serializer cache: row output only.
-    return ArrowShapes.canOutputColumnar(schema);
+    // A schema without an Arrow mapping, or beyond the read bounds, is a default-serializer
+    // cache: row output only (so our vector types never meet the default's batches).
+    return ArrowShapes.canOutputColumnar(schema)
+        && !ReadBounds.exceeded(schema, SQLConf.get().sessionLocalTimeZone()).isPresent();
   }
 
   /** The vector class of each attribute's column, as the generated code will cast to it. */

@@ -7,16 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InputStream;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.Configuration;
-import org.apache.logging.log4j.core.config.LoggerConfig;
-import org.apache.logging.log4j.core.config.Property;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -58,7 +49,7 @@ class CometDriftSparkTest {
           + "}\n";
 
   private static SparkSession spark;
-  private Captured log;
+  private CapturedLog log;
 
   @BeforeAll
   static void start() {
@@ -72,7 +63,7 @@ class CometDriftSparkTest {
 
   @BeforeEach
   void captureLog() {
-    log = Captured.attach(CometScanAdapter.class.getName());
+    log = CapturedLog.attach(CometScanAdapter.class.getName());
   }
 
   @AfterEach
@@ -163,44 +154,5 @@ class CometDriftSparkTest {
         throw new ClassNotFoundException(name);
       }
     };
-  }
-
-  /** The events one logger writes, while attached. */
-  private static final class Captured extends AbstractAppender {
-    private final List<String> lines = new ArrayList<>();
-    private final String loggerName;
-
-    private Captured(String loggerName) {
-      super("captured-" + loggerName, null, null, true, Property.EMPTY_ARRAY);
-      this.loggerName = loggerName;
-    }
-
-    static Captured attach(String loggerName) {
-      Captured c = new Captured(loggerName);
-      c.start();
-      LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-      Configuration config = ctx.getConfiguration();
-      LoggerConfig own = new LoggerConfig(loggerName, Level.INFO, true);
-      own.addAppender(c, Level.INFO, null);
-      config.addLogger(loggerName, own);
-      ctx.updateLoggers();
-      return c;
-    }
-
-    void detach() {
-      LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-      ctx.getConfiguration().removeLogger(loggerName);
-      ctx.updateLoggers();
-      stop();
-    }
-
-    @Override
-    public synchronized void append(LogEvent event) {
-      lines.add(event.getLevel() + " " + event.getMessage().getFormattedMessage());
-    }
-
-    synchronized List<String> lines() {
-      return new ArrayList<>(lines);
-    }
   }
 }
