@@ -15,6 +15,13 @@ done
 
 step() { printf '\n== %s ==\n' "$*"; }
 
+# Python: pyflakes over every script (undefined and shadowed names, unused imports) before the
+# long suites run them. A pinned pyflakes in its own virtualenv under target/ (from PyPI).
+step "pyflakes (tests/, python/, scripts/)"
+pytools="${CARGO_TARGET_DIR:-target}/pytools"
+[ -x "$pytools/bin/pyflakes" ] || { python3 -m venv "$pytools" && "$pytools/bin/pip" install -q pyflakes==3.2.0; }
+"$pytools/bin/pyflakes" $(find tests python scripts -name '*.py' -not -path '*/build/*')
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

@@ -10,38 +10,17 @@ import sys
 import traceback
 
 from pyspark import StorageLevel
-from pyspark.sql import SparkSession
 
-from harness import Results, rows
+from harness import Results, rows, session, type_matrix_sql
 
-TABLE_SQL = """
-SELECT
-  id,
-  CASE WHEN id % 7 = 0 THEN NULL ELSE id % 3 = 0 END AS b,
-  CAST(id % 256 - 128 AS TINYINT) AS by,
-  CASE WHEN id % 11 = 0 THEN NULL ELSE CAST(id - 1000 AS INT) END AS i,
-  id * 1000003 AS l,
-  CASE WHEN id % 40 = 1 THEN float('NaN') WHEN id % 40 = 2 THEN float('-0.0')
-       WHEN id % 13 = 0 THEN NULL ELSE CAST(id / 7.0 AS FLOAT) END AS f,
-  CASE WHEN id BETWEEN 1700 AND 1709 THEN double('NaN') WHEN id % 50 = 2 THEN double('-0.0')
-       WHEN id = 1601 THEN double('Infinity') WHEN id % 19 = 0 THEN NULL
-       ELSE id / 3.0 - 300 END AS d,
-  CASE WHEN id % 17 = 0 THEN NULL WHEN id % 17 = 1 THEN ''
-       WHEN id % 17 = 2 THEN 'ünïcødé ✓ 日本語 😀'
-       WHEN id % 17 = 3 THEN concat(repeat('z', 300), CAST(id AS STRING))
-       ELSE concat('k', lpad(CAST(id AS STRING), 5, '0')) END AS s,
-  CAST(id * 1.25 - 500 AS DECIMAL(10,2)) AS dec1,
-  CAST(id * 1000000007 AS DECIMAL(38,0)) AS dec2,
-  date_add(DATE'1899-12-25', CAST(id * 13 AS INT)) AS dt,
-  timestamp_micros(id * 86400000001 - 2208988800000000) AS ts,
-  CASE WHEN id % 5 = 0 THEN NULL ELSE CAST(concat('b', CAST(id AS STRING)) AS BINARY) END AS bin,
-  CASE WHEN id % 9 = 0 THEN NULL ELSE array(CAST(id AS INT), NULL) END AS arr,
-  CASE WHEN id % 10 = 0 THEN NULL ELSE map('k1', CAST(id AS INT)) END AS m,
-  named_struct('a', CAST(id AS INT), 'b', CAST(id AS STRING)) AS st,
-  CAST(NULL AS INT) AS allnull
-FROM range(0, 3000, 1, 6)
-WHERE (id < 1000 OR id >= 1500) AND (id < 500 OR id >= 1000 OR id % 10 = 0)
-"""
+TABLE_SQL = type_matrix_sql(
+    extra_columns=[
+        "CAST(id * 1000000007 AS DECIMAL(38,0)) AS dec2",
+        "CASE WHEN id % 9 = 0 THEN NULL ELSE array(CAST(id AS INT), NULL) END AS arr",
+        "CASE WHEN id % 10 = 0 THEN NULL ELSE map('k1', CAST(id AS INT)) END AS m",
+        "named_struct('a', CAST(id AS INT), 'b', CAST(id AS STRING)) AS st",
+    ],
+    where="(id < 1000 OR id >= 1500) AND (id < 500 OR id >= 1000 OR id % 10 = 0)")
 
 QUERIES = [
     "SELECT * FROM t",
@@ -80,7 +59,7 @@ LEVELS = {
 
 
 def main():
-    spark = SparkSession.builder.appName("tablecache-e2e").getOrCreate()
+    spark = session("tablecache-e2e")
     sc = spark.sparkContext
     results = Results()
     check = results.check

@@ -25,9 +25,8 @@ import sys
 import tempfile
 import traceback
 
-from pyspark.sql import SparkSession
 
-from harness import Results, rows
+from harness import Results, rows, session
 
 OURS = "dev.tablecache.spark.NativeCachedBatchSerializer"
 
@@ -116,10 +115,8 @@ def final_plan(df):
 def main():
     mode, out_path = sys.argv[1], sys.argv[2]
     reference_path = sys.argv[3] if len(sys.argv) > 3 else None
-    builder = SparkSession.builder.appName(f"tablecache-e2e-comet-matrix-{mode}")
-    if mode == "comet-own":
-        builder = builder.config("spark.comet.exec.inMemoryCache.enabled", "true")
-    spark = builder.getOrCreate()
+    own = {"spark.comet.exec.inMemoryCache.enabled": "true"} if mode == "comet-own" else {}
+    spark = session(f"tablecache-e2e-comet-matrix-{mode}", own)
     sc = spark.sparkContext
     serializer = spark.conf.get("spark.sql.cache.serializer", "")
     reference = None

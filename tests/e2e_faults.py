@@ -723,7 +723,6 @@ def check_broken_writer(results, spark):
     """Check 6: every frame written is damaged (spark.tablecache.test.corruptFrames), so the
     recomputed block is damaged too: healing stops after one drop per partition and the job
     fails with that error within spark.task.maxFailures, without hanging."""
-    sc = spark.sparkContext
     label = "broken writer"
     c = spark.sql(CORRUPT_SQL)
     try:

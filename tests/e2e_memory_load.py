@@ -59,7 +59,7 @@ def run(serializer):
     """One application: prints RESULT {json}."""
     from pyspark import SparkConf, SparkContext, StorageLevel
     from pyspark.sql import SparkSession
-    from e2e_faults import executor_processes, registered_executors, rows, wait_for
+    from e2e_faults import executor_processes, registered_executors, wait_for
 
     conf = (SparkConf().setMaster("local-cluster[1,2,768]")
             .setAppName(f"tablecache-e2e-memory-load {serializer}")

@@ -16,9 +16,8 @@ Prints "e2e-metrics: N passed, N failed" last.
 import sys
 import traceback
 
-from pyspark.sql import SparkSession
 
-from harness import Results
+from harness import Results, session
 
 P, B, R = 4, 3, 200  # partitions, batches per partition, rows per batch
 BATCHES = P * B
@@ -61,7 +60,7 @@ class JmxMetrics:
 
 def main():
     port = int(sys.argv[1])
-    spark = SparkSession.builder.appName("tablecache-e2e-metrics").getOrCreate()
+    spark = session("tablecache-e2e-metrics")
     results = Results()
     check = results.check
 
