@@ -107,7 +107,7 @@ def main():
     spark.sql("UNCACHE TABLE c")
     check("UNCACHE TABLE", not spark.catalog.isCached("c"))
 
-    print(f"e2e: {results.passed} passed, {results.failed} failed", flush=True)
+    print(results.summary("e2e"), flush=True)
     spark.stop()
     return 1 if results.failed else 0
 

@@ -237,7 +237,7 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    print(f"e2e-comet: {results.passed} passed, {results.failed} failed", flush=True)
+    print(results.summary("e2e-comet"), flush=True)
     spark.stop()
     sys.exit(1 if results.failed else 0)
 

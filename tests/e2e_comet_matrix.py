@@ -217,7 +217,7 @@ def main():
 
     with open(out_path, "w") as f:
         json.dump(answers, f)
-    print(f"e2e-comet-matrix: {results.passed} passed, {results.failed} failed", flush=True)
+    print(results.summary("e2e-comet-matrix"), flush=True)
     spark.stop()
     sys.exit(1 if results.failed else 0)
 

@@ -883,7 +883,7 @@ def main():
     finally:
         shutil.rmtree(local_dir, ignore_errors=True)
     print(f"e2e-faults: scale {SCALE}, {time.monotonic() - began:.0f}s", flush=True)
-    print(f"e2e-faults: {results.passed} passed, {results.failed} failed", flush=True)
+    print(results.summary("e2e-faults"), flush=True)
     return 1 if results.failed else 0
 
 

@@ -93,7 +93,7 @@ def main():
     except Exception:  # report, count, and still print the summary line
         traceback.print_exc()
         check("no error", False)
-    print(f"e2e-loading: {results.passed} passed, {results.failed} failed", flush=True)
+    print(results.summary("e2e-loading"), flush=True)
     spark.stop()
     return 1 if results.failed else 0
 

@@ -144,7 +144,7 @@ def main():
         print(f"| {name} | {mib(r.get('peak_rss', -1))} | {mib(r.get('rss_end', -1))} | "
               f"{mib(r.get('mem_size', -1))} | {mib(r.get('disk_size', -1))} | "
               f"{r.get('wall_s', '?')} s |", flush=True)
-    print(f"e2e-memory-load: {results.passed} passed, {results.failed} failed", flush=True)
+    print(results.summary("e2e-memory-load"), flush=True)
     return 1 if results.failed else 0
 
 

@@ -137,7 +137,7 @@ def main():
     finally:
         if metrics is not None:
             metrics.close()
-    print(f"e2e-metrics: {results.passed} passed, {results.failed} failed", flush=True)
+    print(results.summary("e2e-metrics"), flush=True)
     spark.stop()
     sys.exit(1 if results.failed else 0)
 

@@ -304,7 +304,7 @@ def main():
     finally:
         shutil.rmtree(local_dir, ignore_errors=True)
     print(f"e2e-stored-damage: {time.monotonic() - began:.0f}s", flush=True)
-    print(f"e2e-stored-damage: {results.passed} passed, {results.failed} failed", flush=True)
+    print(results.summary("e2e-stored-damage"), flush=True)
     return 1 if results.failed else 0
 
 
