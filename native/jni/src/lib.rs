@@ -17,16 +17,16 @@
 //! | `panic` | the panic hook and the message that reports a caught panic |
 //! | `allocator` | the global allocator (jemalloc) and its counters |
 //! | `import` | a batch over JVM buffers described by address (write input) |
-//! | `export` | decoded columns as a descriptor plus live handles (read output) |
-//! | `arrow_c` | decoded columns into Arrow C Data Interface structs (Arrow C output) |
+//! | `descriptor` | decoded columns as a descriptor plus live handles (read output) |
+//! | `c_data` | decoded columns into Arrow C Data Interface structs (Arrow C output) |
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
 mod allocator;
-mod arrow_c;
+mod c_data;
+mod descriptor;
 mod errors;
-mod export;
 mod exports;
 mod import;
 mod panic;

@@ -1,6 +1,6 @@
 //! The Arrow C export: a frame decoded into Arrow C Data Interface structs that the caller
 //! allocated (Comet's `CometBatchDecoder`), which its own Arrow Java then takes over
-//! ([`crate::arrow_c`] writes them).
+//! ([`crate::c_data`] writes them).
 
 use jni::objects::{JByteArray, JClass, JIntArray, JLongArray};
 use jni::sys::jint;
@@ -32,10 +32,10 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_decodeToArrowC<'local
             // SAFETY: NativeCodec.decodeToArrowC's contract: the Java caller allocated each
             // struct with its Arrow C Data library (holding nothing to release) and keeps it
             // alive and untouched until this returns.
-            unsafe { crate::arrow_c::clear(&arrays, &schemas)? };
+            unsafe { crate::c_data::clear(&arrays, &schemas)? };
             let batch = decode_projected(env, &frame, &columns)?;
             // SAFETY: the same structs, now cleared by `clear` above.
-            unsafe { crate::arrow_c::export_columns(&batch, &arrays, &schemas)? };
+            unsafe { crate::c_data::export_columns(&batch, &arrays, &schemas)? };
             Ok(jint::try_from(batch.num_rows()).map_err(|_| {
                 Error::Internal(format!("{} rows do not fit a Java int", batch.num_rows()))
             })?)

@@ -64,7 +64,7 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_allocationStats<'loca
 ) -> JLongArray<'local> {
     unowned
         .with_env(|env| -> JniResult<JLongArray<'local>> {
-            let (handles, bytes) = crate::export::live();
+            let (handles, bytes) = crate::descriptor::live();
             let (allocated, resident) = crate::allocator_stats()
                 .map(|(a, r)| (saturating_i64(a), saturating_i64(r)))
                 .unwrap_or((-1, -1));

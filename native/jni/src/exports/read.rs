@@ -1,5 +1,5 @@
-//! The read direction: a frame to the JVM as a descriptor of native-owned buffers
-//! ([`crate::export`]), one handle per column, and the release of each handle. The decode itself
+//! The read direction: a frame to the JVM as a descriptor of native-owned buffers, one handle per
+//! column ([`crate::descriptor`]), and the release of each handle. The decode itself
 //! ([`decode_projected`]) is shared with the Arrow C export.
 
 use jni::objects::{JByteArray, JClass, JIntArray, JLongArray};
@@ -10,7 +10,7 @@ use tablecache_format::Error;
 
 use super::args::{copy_region, projection};
 use crate::errors::JniResult;
-use crate::{export, ThrowTableCacheException};
+use crate::{descriptor, ThrowTableCacheException};
 
 /// Decodes the projected columns of a Java frame. The frame is copied out with
 /// GetByteArrayRegion, only what the projection reads, so decompression and the schema cache's
@@ -44,7 +44,7 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_deserializeProjected<
     unowned
         .with_env(|env| -> JniResult<JLongArray<'local>> {
             let batch = decode_projected(env, &frame, &columns)?;
-            let exported = export::export_batch(&batch)?;
+            let exported = descriptor::export_batch(&batch)?;
             let result = (|| -> JniResult<JLongArray<'local>> {
                 let array = env.new_long_array(exported.descriptor.len())?;
                 array.set_region(env, 0, &exported.descriptor)?;
@@ -66,6 +66,6 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_release<'local>(
     handle: jlong,
 ) {
     unowned
-        .with_env(|_env| -> JniResult<()> { Ok(export::release(handle)?) })
+        .with_env(|_env| -> JniResult<()> { Ok(descriptor::release(handle)?) })
         .resolve::<ThrowTableCacheException>()
 }
