@@ -16,6 +16,8 @@ use crate::ThrowTableCacheException;
 /// JNI export `NativeCodec.decodeToArrowC`: decodes the projected columns into Arrow C Data
 /// Interface structs the caller allocated (one `ArrowArray` and one `ArrowSchema` per projected
 /// column, by address) and returns the row count. The caller imports them (which moves them).
+// SAFETY: the name is JNI's for a native of `dev.tablecache.jni.NativeCodec`; no other symbol in
+// this library or its dependencies has it, so exporting it unmangled overrides nothing.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_decodeToArrowC<'local>(
     mut unowned: EnvUnowned<'local>,

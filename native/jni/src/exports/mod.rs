@@ -21,6 +21,8 @@ use jni::sys::jint;
 
 /// Called by the JVM when it loads the library: installs the panic hook
 /// ([`crate::panic::install_hook`]) and asks for JNI 1.8.
+// SAFETY: the one `JNI_OnLoad` in this library and its dependencies, the name the JVM looks up
+// in a library it loads; exporting it unmangled overrides nothing.
 #[unsafe(no_mangle)]
 pub extern "system" fn JNI_OnLoad(
     _vm: *mut jni::sys::JavaVM,

@@ -23,6 +23,8 @@ pub const BUILD_ID: &str = env!("TABLECACHE_BUILD_ID");
 const CAPABILITY: jint = 3;
 
 /// JNI export `NativeCodec.capabilities`: the highest format version written.
+// SAFETY: the name is JNI's for a native of `dev.tablecache.jni.NativeCodec`; no other symbol in
+// this library or its dependencies has it, so exporting it unmangled overrides nothing.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_capabilities<'local>(
     mut unowned: EnvUnowned<'local>,
@@ -34,6 +36,8 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_capabilities<'local>(
 }
 
 /// JNI export `NativeCodec.version`: the library version.
+// SAFETY: the name is JNI's for a native of `dev.tablecache.jni.NativeCodec`; no other symbol in
+// this library or its dependencies has it, so exporting it unmangled overrides nothing.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_version<'local>(
     mut unowned: EnvUnowned<'local>,
@@ -45,6 +49,8 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_version<'local>(
 }
 
 /// JNI export `NativeCodec.buildId`: the build id ([`BUILD_ID`]).
+// SAFETY: the name is JNI's for a native of `dev.tablecache.jni.NativeCodec`; no other symbol in
+// this library or its dependencies has it, so exporting it unmangled overrides nothing.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_buildId<'local>(
     mut unowned: EnvUnowned<'local>,
@@ -57,6 +63,8 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_buildId<'local>(
 
 /// JNI export `NativeCodec.allocationStats`: `{live handles, bytes they hold, allocator
 /// allocated bytes, allocator resident bytes}`; the last two are -1 without jemalloc.
+// SAFETY: the name is JNI's for a native of `dev.tablecache.jni.NativeCodec`; no other symbol in
+// this library or its dependencies has it, so exporting it unmangled overrides nothing.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_allocationStats<'local>(
     mut unowned: EnvUnowned<'local>,
@@ -83,6 +91,8 @@ fn saturating_i64(value: u64) -> i64 {
 /// JNI export `NativeCodec.panicForTest`: panics, so tests can check that a panic reaches Java
 /// as an INTERNAL `TableCacheException` naming its file and line. It reads nothing and has no
 /// other effect.
+// SAFETY: the name is JNI's for a native of `dev.tablecache.jni.NativeCodec`; no other symbol in
+// this library or its dependencies has it, so exporting it unmangled overrides nothing.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_panicForTest<'local>(
     mut unowned: EnvUnowned<'local>,

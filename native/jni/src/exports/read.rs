@@ -34,6 +34,8 @@ pub(super) fn decode_projected(
 
 /// JNI export `NativeCodec.deserializeProjected`: decodes the projected
 /// columns and returns the descriptor of their native-owned buffers.
+// SAFETY: the name is JNI's for a native of `dev.tablecache.jni.NativeCodec`; no other symbol in
+// this library or its dependencies has it, so exporting it unmangled overrides nothing.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_deserializeProjected<'local>(
     mut unowned: EnvUnowned<'local>,
@@ -59,6 +61,8 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_deserializeProjected<
 }
 
 /// JNI export `NativeCodec.release`: frees one decoded column.
+// SAFETY: the name is JNI's for a native of `dev.tablecache.jni.NativeCodec`; no other symbol in
+// this library or its dependencies has it, so exporting it unmangled overrides nothing.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_release<'local>(
     mut unowned: EnvUnowned<'local>,

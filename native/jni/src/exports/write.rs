@@ -63,6 +63,8 @@ fn frame_array<'local>(
 
 /// JNI export `NativeCodec.serialize`: writes one cached batch from Arrow buffers that live in
 /// the JVM, described by address (`BatchExporter`), in the format of the write request.
+// SAFETY: the name is JNI's for a native of `dev.tablecache.jni.NativeCodec`; no other symbol in
+// this library or its dependencies has it, so exporting it unmangled overrides nothing.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)] // the JNI signature; write_options groups them at once
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serialize<'local>(
@@ -98,6 +100,8 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serialize<'local>(
 /// the JVM copied, back to back, into off-heap memory (`tablecache_format::unsafe_row`). Row `i`
 /// is `rows[starts[i]..starts[i + 1]]`; `starts` holds `row_count + 1` longs. The write request
 /// is that of `serialize`.
+// SAFETY: the name is JNI's for a native of `dev.tablecache.jni.NativeCodec`; no other symbol in
+// this library or its dependencies has it, so exporting it unmangled overrides nothing.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)] // the JNI signature; write_options groups them at once
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serializeUnsafeRows<'local>(
@@ -144,6 +148,8 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_serializeUnsafeRows<'
 /// JNI export `NativeCodec.unsafeRowsSupported`: whether `serializeUnsafeRows` reads every field
 /// of this schema (`tablecache_format::unsafe_row::supports`), so the JVM asks instead of keeping a copy of
 /// the type list.
+// SAFETY: the name is JNI's for a native of `dev.tablecache.jni.NativeCodec`; no other symbol in
+// this library or its dependencies has it, so exporting it unmangled overrides nothing.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_unsafeRowsSupported<'local>(
     mut unowned: EnvUnowned<'local>,
