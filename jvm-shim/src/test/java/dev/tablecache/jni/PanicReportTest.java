@@ -16,7 +16,8 @@ class PanicReportTest extends NativeTestBase {
     TableCacheException e = assertThrows(TableCacheException.class, NativeCodec::panicForTest);
     assertEquals(TableCacheException.Kind.INTERNAL, e.kind());
     assertTrue(
-        e.getMessage().matches("(?s).*panic in tablecache native code at .*lib\\.rs:\\d+:\\d+: "
+        e.getMessage().matches(
+            "(?s).*panic in tablecache native code at .*exports/probe\\.rs:\\d+:\\d+: "
             + "deliberate panic.*"),
         e.getMessage());
   }
