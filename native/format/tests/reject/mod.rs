@@ -11,6 +11,7 @@ mod header;
 mod legacy;
 mod payload;
 mod schema;
+mod schema_structure;
 mod stats;
 // Public: tests/schema_bounds.rs and tests/alloc_bounds.rs reuse its builders.
 pub mod schema_bombs;
@@ -72,6 +73,7 @@ pub fn all_cases() -> Vec<RejectCase> {
     cases.extend(legacy::cases());
     cases.extend(payload::cases());
     cases.extend(schema::cases());
+    cases.extend(schema_structure::cases());
     cases.extend(stats::cases());
     cases.extend(schema_bombs::cases());
     cases.sort_by(|a, b| a.name.cmp(b.name));

@@ -99,6 +99,9 @@ public final class SchemaCodec {
     // Before Arrow Java expands anything: a schema bomb would throw OutOfMemoryError or
     // StackOverflowError there. The walk also rejects the types no frame can carry.
     SchemaBounds.check(bytes, off, len);
+    // Then the structure, as the native reader's flatbuffer verifier checks it: Arrow Java's
+    // accessors would read a damaged flatbuffer that the native reader refuses.
+    FlatbufferVerifier.verifySchemaMessage(bytes, off + 8, metaLen);
     Schema schema;
     try {
       ReadChannel in =
