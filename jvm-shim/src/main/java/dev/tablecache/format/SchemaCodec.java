@@ -28,7 +28,7 @@ public final class SchemaCodec {
 
   /**
    * Bytes each cache may hold, as {@link #schemaWeight} estimates them: 64 MiB. 256 usual schemas
-   * (200 columns of 30-byte names weigh about 70 KiB) stay far below it, so the count binds;
+   * (200 columns of 30-byte names weigh about 60 KiB) stay far below it, so the count binds;
    * 256 schemas near the read bounds ({@link SchemaBounds}: 100,000 fields, 16 MiB of names, 50
    * MiB and more each on the heap) would pin over 12 GiB by count alone. A schema too large for
    * the budget is decoded on every use instead: slower, never wrong.
