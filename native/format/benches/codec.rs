@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use arrow_array::Array;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use tablecache_format::schema::{encode_schema, SchemaCache, DEFAULT_SCHEMA_CACHE_CAPACITY};
 use tablecache_format::unsafe_row::to_record_batch;
 use tablecache_format::{decode, decode_fetched, write, Codec, Encoding, Format, WriteOptions};
 
@@ -151,6 +152,31 @@ fn benches(c: &mut Criterion) {
     }
     g.finish();
     black_box(batch.column(0).len());
+
+    // The usual case of the schema cache: few small schemas, one lookup per batch.
+    let mut g = c.benchmark_group("schema_cache");
+    let cache = SchemaCache::new(DEFAULT_SCHEMA_CACHE_CAPACITY);
+    let schema = batch.schema();
+    let keys: Vec<Vec<u8>> = (0..4)
+        .map(|i| {
+            let fields = schema
+                .fields()
+                .iter()
+                .map(|f| f.as_ref().clone().with_name(format!("{}_{i}", f.name())));
+            encode_schema(&arrow_schema::Schema::new(fields.collect::<Vec<_>>())).expect("encode")
+        })
+        .collect();
+    for key in &keys {
+        cache.get_or_parse(key).expect("parse");
+    }
+    g.bench_function("hit_16_columns", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            i = (i + 1) % keys.len();
+            cache.get_or_parse(black_box(&keys[i])).expect("hit")
+        })
+    });
+    g.finish();
 }
 
 criterion_group! {

@@ -142,10 +142,10 @@ pub enum Error {
     #[error("row count {0} exceeds the format's limit of 2147483647 (i32::MAX)")]
     RowCountTooLarge(u64),
     /// The embedded schema cannot be decoded.
-    #[error("invalid embedded schema: {0}")]
+    #[error("invalid embedded schema: {}", crate::names::foreign(.0))]
     InvalidSchema(String),
     /// The payload disagrees with the schema.
-    #[error("schema mismatch: {0}")]
+    #[error("schema mismatch: {}", crate::names::foreign(.0))]
     SchemaMismatch(String),
     /// A projection names a column that does not exist.
     #[error("column {index} out of range: the frame has {count} columns")]
@@ -162,7 +162,7 @@ pub enum Error {
     #[error("corrupt stats section: {0}")]
     CorruptStats(String),
     /// Decoded Arrow data failed validation.
-    #[error("invalid Arrow data in {what}: {source}")]
+    #[error("invalid Arrow data in {what}: {}", crate::names::foreign(&.source.to_string()))]
     InvalidData {
         /// Where.
         what: String,
@@ -171,7 +171,7 @@ pub enum Error {
         source: arrow_schema::ArrowError,
     },
     /// The writer does not support this Arrow type.
-    #[error("unsupported Arrow type {0} (union, view and run-end types are not cached)")]
+    #[error("unsupported Arrow type {} (union, view and run-end types are not cached)", crate::names::foreign(.0))]
     UnsupportedType(String),
     /// The frame would exceed the format's limits.
     #[error("too large: {0}")]
@@ -184,10 +184,10 @@ pub enum Error {
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
     /// The legacy IPC stream is malformed.
-    #[error("corrupt legacy Arrow IPC stream: {0}")]
+    #[error("corrupt legacy Arrow IPC stream: {}", crate::names::foreign(.0))]
     CorruptLegacy(String),
     /// A bug.
-    #[error("internal error: {0}")]
+    #[error("internal error: {}", crate::names::foreign(.0))]
     Internal(String),
 }
 

@@ -23,6 +23,7 @@ mod error;
 mod frame;
 pub mod layout;
 mod legacy;
+pub mod names;
 mod payload;
 pub mod raw_strings;
 mod read;

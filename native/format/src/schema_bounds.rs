@@ -261,7 +261,7 @@ impl<'a> Walk<'a> {
         let names: Vec<_> = self
             .path
             .iter()
-            .map(|n| String::from_utf8_lossy(n))
+            .map(|n| crate::names::quoted_bytes(n))
             .collect();
         names.join(".")
     }

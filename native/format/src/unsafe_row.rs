@@ -201,7 +201,7 @@ pub fn to_record_batch(schema: &SchemaRef, data: &[u8], starts: &[i64]) -> Resul
             slot_kind(f.data_type()).ok_or_else(|| {
                 Error::UnsupportedType(format!(
                     "field {:?}: {} has no UnsafeRow reader",
-                    f.name(),
+                    crate::names::quoted(f.name()),
                     f.data_type()
                 ))
             })

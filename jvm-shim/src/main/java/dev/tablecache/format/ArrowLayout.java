@@ -1,5 +1,6 @@
 package dev.tablecache.format;
 
+import dev.tablecache.ErrorText;
 import dev.tablecache.TableCacheException;
 import dev.tablecache.TableCacheException.Kind;
 import org.apache.arrow.vector.TypeLayout;
@@ -30,7 +31,7 @@ public final class ArrowLayout {
     if (field.getDictionary() != null) {
       throw new TableCacheException(
           Kind.UNSUPPORTED_TYPE,
-          "dictionary-encoded column '" + field.getName() + "' cannot be decoded into Java vectors");
+          "dictionary-encoded column '" + ErrorText.name(field.getName()) + "' cannot be decoded into Java vectors");
     }
     counts[0]++;
     counts[1] += TypeLayout.getTypeBufferCount(field.getType());

@@ -1,5 +1,6 @@
 package dev.tablecache.format;
 
+import dev.tablecache.ErrorText;
 import dev.tablecache.CacheFormat;
 import dev.tablecache.TableCacheException.Kind;
 import dev.tablecache.TableCacheException;
@@ -265,7 +266,7 @@ public final class ParsedFrame {
     }
     if (problem != null) {
       throw new TableCacheException(
-          Kind.CORRUPT_FRAME, "BadStats: column " + column + " ('" + field.getName() + "'): " + problem);
+          Kind.CORRUPT_FRAME, "BadStats: column " + column + " ('" + ErrorText.name(field.getName()) + "'): " + problem);
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.tablecache.format;
 
+import dev.tablecache.ErrorText;
 import dev.tablecache.TableCacheException;
 import dev.tablecache.TableCacheException.Kind;
 import java.nio.ByteBuffer;
@@ -234,7 +235,7 @@ public final class SchemaBounds {
         p.append('.');
       }
       if (name != null) {
-        p.append(StandardCharsets.UTF_8.decode(name.duplicate()));
+        p.append(ErrorText.name(name));
       }
     }
     return corrupt(what + " at " + (path.isEmpty() ? "the schema's top level" : p.toString()));

@@ -1,5 +1,6 @@
 package dev.tablecache.format;
 
+import dev.tablecache.ErrorText;
 import dev.tablecache.TableCacheException.Kind;
 import dev.tablecache.TableCacheException;
 import java.io.ByteArrayInputStream;
@@ -8,7 +9,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.WriteChannel;
@@ -26,8 +26,28 @@ public final class SchemaCodec {
 
   static final int CACHE_CAPACITY = 256;
 
-  private static final Map<ByteBuffer, Schema> DECODED = lru();
-  private static final Map<Schema, byte[]> ENCODED = lru();
+  /**
+   * Bytes each cache may hold, as {@link #schemaWeight} estimates them: 64 MiB. 256 usual schemas
+   * (200 columns of 30-byte names weigh about 60 KiB) stay far below it, so the count binds;
+   * 256 schemas near the read bounds ({@link SchemaBounds}: 100,000 fields, 16 MiB of names, 50
+   * MiB and more each on the heap) would pin over 12 GiB by count alone. A schema too large for
+   * the budget is decoded on every use instead: slower, never wrong.
+   */
+  static final long CACHE_BUDGET_BYTES = 64L << 20;
+
+  /** An entry's own objects: the map node, its weight record and the key's wrapper. */
+  private static final long ENTRY_OVERHEAD = 128;
+
+  static final WeightedLru<ByteBuffer, Schema> DECODED =
+      new WeightedLru<>(
+          CACHE_CAPACITY,
+          CACHE_BUDGET_BYTES,
+          (key, schema) -> ENTRY_OVERHEAD + arrayBytes(key.capacity()) + schemaWeight(schema));
+  static final WeightedLru<Schema, byte[]> ENCODED =
+      new WeightedLru<>(
+          CACHE_CAPACITY,
+          CACHE_BUDGET_BYTES,
+          (schema, bytes) -> ENTRY_OVERHEAD + arrayBytes(bytes.length) + schemaWeight(schema));
 
   private SchemaCodec() {}
 
@@ -38,33 +58,25 @@ public final class SchemaCodec {
    */
   static Schema decode(byte[] bytes, int off, int len) {
     ByteBuffer probe = ByteBuffer.wrap(bytes, off, len).slice(); // content-based equals/hashCode
-    synchronized (DECODED) {
-      Schema s = DECODED.get(probe);
-      if (s != null) {
-        return s;
-      }
+    Schema s = DECODED.get(probe);
+    if (s != null) {
+      return s;
     }
-    Schema s = decodeUncached(bytes, off, len);
+    s = decodeUncached(bytes, off, len);
     byte[] key = new byte[len];
     System.arraycopy(bytes, off, key, 0, len);
-    synchronized (DECODED) {
-      DECODED.put(ByteBuffer.wrap(key), s);
-    }
+    DECODED.put(ByteBuffer.wrap(key), s);
     return s;
   }
 
   /** The encapsulated IPC schema message of {@code schema}; callers must not modify it. */
   public static byte[] encode(Schema schema) {
-    synchronized (ENCODED) {
-      byte[] b = ENCODED.get(schema);
-      if (b != null) {
-        return b;
-      }
+    byte[] b = ENCODED.get(schema);
+    if (b != null) {
+      return b;
     }
-    byte[] b = serialize(schema);
-    synchronized (ENCODED) {
-      ENCODED.put(schema, b);
-    }
+    b = serialize(schema);
+    ENCODED.put(schema, b);
     return b;
   }
 
@@ -109,7 +121,7 @@ public final class SchemaCodec {
       schema = MessageSerializer.deserializeSchema(in);
     } catch (IOException | RuntimeException | LinkageError | StackOverflowError e) {
       // flatbuffer accessors on garbage throw anything from IndexOutOfBounds to NPE
-      throw corrupt("undecodable schema: " + e, e);
+      throw corrupt("undecodable schema: " + ErrorText.text(e), e);
     }
     for (Field field : schema.getFields()) {
       checkTypeParameters(field);
@@ -130,7 +142,7 @@ public final class SchemaCodec {
       int width = ((ArrowType.Int) field.getType()).getBitWidth();
       if (width != 8 && width != 16 && width != 32 && width != 64) {
         throw corrupt(
-            "invalid embedded schema: field '" + field.getName() + "' has an integer of "
+            "invalid embedded schema: field '" + ErrorText.name(field.getName()) + "' has an integer of "
                 + width + " bits",
             null);
       }
@@ -154,7 +166,8 @@ public final class SchemaCodec {
         || scale < Byte.MIN_VALUE
         || (scale > 0 && scale > precision)) {
       throw corrupt(
-          "invalid embedded schema: field '" + field.getName() + "' has an invalid decimal type "
+          "invalid embedded schema: field '" + ErrorText.name(field.getName())
+              + "' has an invalid decimal type "
               + d,
           null);
     }
@@ -164,14 +177,62 @@ public final class SchemaCodec {
     return new TableCacheException(Kind.CORRUPT_FRAME, message, cause);
   }
 
-  private static <K, V> Map<K, V> lru() {
-    return new LinkedHashMap<K, V>(16, 0.75f, true) {
-      private static final long serialVersionUID = 1L;
+  /**
+   * Heap bytes of a decoded Arrow Java schema, estimated by walking it: per field its {@code
+   * Field}, {@code FieldType}, {@code ArrowType} and children list ({@link #FIELD_OVERHEAD}), its
+   * name as a {@code String} (one byte a char when Latin-1, else two) and its metadata. A direct
+   * walk, not a multiple of the encoded length: a message may share one child table many times,
+   * and Arrow Java expands every use.
+   */
+  static long schemaWeight(Schema schema) {
+    long w = 64 + metadataWeight(schema.getCustomMetadata());
+    for (Field f : schema.getFields()) {
+      w += fieldWeight(f);
+    }
+    return w;
+  }
 
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
-        return size() > CACHE_CAPACITY;
+  /**
+   * A field's own objects with compressed references: {@code Field} (24 bytes), {@code
+   * FieldType} (32), its {@code ArrowType} (24), the name's {@code String} (24) and array
+   * header (16), the children list (an immutable list and its array, about 40) and a slot in
+   * its parent's list; rounded up.
+   */
+  private static final long FIELD_OVERHEAD = 176;
+
+  private static long fieldWeight(Field f) {
+    long w = FIELD_OVERHEAD + stringBytes(f.getName()) + metadataWeight(f.getMetadata());
+    for (Field child : f.getChildren()) {
+      w += fieldWeight(child);
+    }
+    return w;
+  }
+
+  private static long metadataWeight(Map<String, String> metadata) {
+    if (metadata == null || metadata.isEmpty()) {
+      return 0;
+    }
+    long w = 64 + 16L * metadata.size(); // the map and its table
+    for (Map.Entry<String, String> e : metadata.entrySet()) {
+      w += 32 + 2 * 40 + stringBytes(e.getKey()) + stringBytes(e.getValue()); // node, strings
+    }
+    return w;
+  }
+
+  /** A {@code String}'s value array: one byte a char when all are Latin-1, else two. */
+  private static long stringBytes(String s) {
+    if (s == null) {
+      return 0;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) > 0xFF) {
+        return 2L * s.length();
       }
-    };
+    }
+    return s.length();
+  }
+
+  private static long arrayBytes(int length) {
+    return 16 + ((length + 7L) & ~7L);
   }
 }

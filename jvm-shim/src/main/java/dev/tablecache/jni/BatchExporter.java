@@ -1,5 +1,6 @@
 package dev.tablecache.jni;
 
+import dev.tablecache.ErrorText;
 import dev.tablecache.TableCacheException.Kind;
 import dev.tablecache.TableCacheException;
 import dev.tablecache.format.SchemaCodec;
@@ -127,7 +128,7 @@ public final class BatchExporter {
     if (field.getDictionary() != null) {
       throw new TableCacheException(
           Kind.UNSUPPORTED_TYPE,
-          "dictionary-encoded field '" + field.getName() + "' cannot be cached from Java");
+          "dictionary-encoded field '" + ErrorText.name(field.getName()) + "' cannot be cached from Java");
     }
     for (Field child : field.getChildren()) {
       rejectDictionaries(child);

@@ -1,5 +1,6 @@
 package dev.tablecache.jni;
 
+import dev.tablecache.ErrorText;
 import dev.tablecache.TableCacheException.Kind;
 import dev.tablecache.TableCacheException;
 import java.util.ArrayList;
@@ -109,7 +110,7 @@ public final class BatchImporter {
         ColumnDesc c = columns.get(i);
         if (!field.getChildren().isEmpty()) {
           throw new TableCacheException(
-              Kind.UNSUPPORTED_TYPE, "column " + i + " ('" + field.getName() + "') is not flat");
+              Kind.UNSUPPORTED_TYPE, "column " + i + " ('" + ErrorText.name(field.getName()) + "') is not flat");
         }
         checkLayout(field, c, i);
         if (c.nodes[0] != rowCount || c.nodes[1] < 0 || c.nodes[1] > rowCount) {
@@ -325,14 +326,14 @@ public final class BatchImporter {
       Set<String> names = new HashSet<>();
       for (Field child : field.getChildren()) {
         if (!names.add(child.getName())) {
-          problem = "a struct with two children named '" + child.getName() + "'";
+          problem = "a struct with two children named '" + ErrorText.name(child.getName()) + "'";
         }
       }
     }
     if (problem != null) {
       throw new TableCacheException(
           Kind.UNSUPPORTED_TYPE,
-          "column part '" + field.getName() + "' is " + problem + ", which Arrow Java cannot represent");
+          "column part '" + ErrorText.name(field.getName()) + "' is " + problem + ", which Arrow Java cannot represent");
     }
     for (Field child : field.getChildren()) {
       checkRepresentable(child);

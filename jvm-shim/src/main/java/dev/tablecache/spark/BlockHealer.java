@@ -1,5 +1,6 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.ErrorText;
 import dev.tablecache.TableCacheException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -135,7 +136,7 @@ final class BlockHealer {
         what,
         level,
         SparkCompat.taskName(),
-        why);
+        ErrorText.text(why));
     return new TableCacheException(
         kind,
         "tablecache: dropped damaged cached block "

@@ -1,5 +1,6 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.ErrorText;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
@@ -89,7 +90,7 @@ final class ColumnExtremes {
     if (t instanceof DecimalType) {
       return decimal(v, rows, (DecimalType) t, max);
     }
-    throw new IllegalArgumentException("no min/max for " + t.simpleString());
+    throw new IllegalArgumentException("no min/max for " + ErrorText.text(t.simpleString()));
   }
 
   private enum Kind {

@@ -1,5 +1,6 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.ErrorText;
 import dev.tablecache.TableCacheException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -275,7 +276,7 @@ final class ForeignBatchGuard {
             i,
             fields[i],
             v.getClass(),
-            "it declares type void for a column of type " + expected.simpleString(),
+            "it declares type void for a column of type " + ErrorText.text(expected.simpleString()),
             null);
       }
       try {
@@ -361,9 +362,9 @@ final class ForeignBatchGuard {
         new StringBuilder("tablecache cannot cache this columnar input: column ")
             .append(column)
             .append(" (")
-            .append(field.name())
+            .append(ErrorText.name(field.name()))
             .append(' ')
-            .append(field.dataType().simpleString())
+            .append(ErrorText.text(field.dataType().simpleString()))
             .append(") is a ")
             .append(vectorClass.getName())
             .append(", whose values cannot be read through Spark's ColumnVector getters (")

@@ -1,5 +1,6 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.ErrorText;
 import dev.tablecache.TableCacheException;
 import dev.tablecache.jni.NativeColumn;
 import java.math.BigDecimal;
@@ -261,7 +262,7 @@ public final class NativeColumnVector extends ColumnVector {
   private static TableCacheException badColumn(NativeColumn c, String what) {
     return new TableCacheException(
         TableCacheException.Kind.INTERNAL,
-        "decoded column " + c.field + " of " + c.length + " rows has " + what);
+        "decoded column " + ErrorText.text(c.field) + " of " + c.length + " rows has " + what);
   }
 
   /**
@@ -305,7 +306,10 @@ public final class NativeColumnVector extends ColumnVector {
     }
     throw new TableCacheException(
         TableCacheException.Kind.SCHEMA_MISMATCH,
-        "decoded column " + what + " does not have the Arrow layout of Spark type " + t.simpleString());
+        "decoded column "
+            + ErrorText.text(what)
+            + " does not have the Arrow layout of Spark type "
+            + ErrorText.text(t.simpleString()));
   }
 
   /**
@@ -450,6 +454,6 @@ public final class NativeColumnVector extends ColumnVector {
 
   private UnsupportedOperationException notNested() {
     return new UnsupportedOperationException(
-        "NativeColumnVector holds only flat columns, not " + dataType().simpleString());
+        "NativeColumnVector holds only flat columns, not " + ErrorText.text(dataType().simpleString()));
   }
 }

@@ -1,5 +1,6 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.ErrorText;
 import java.io.Serializable;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -23,7 +24,7 @@ final class PartitionFunctions {
   private static Schema arrowSchema(StructType schema, String tz) {
     Schema s = ArrowShapes.arrowSchemaOrNull(schema, tz);
     if (s == null) {
-      throw new IllegalStateException("no Arrow mapping for cache schema " + schema.simpleString());
+      throw new IllegalStateException("no Arrow mapping for cache schema " + ErrorText.text(schema.simpleString()));
     }
     return s;
   }
