@@ -1,5 +1,6 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.ErrorText;
 import dev.tablecache.TableCacheException;
 import dev.tablecache.format.SchemaBounds;
 import dev.tablecache.format.SchemaCodec;
@@ -62,13 +63,8 @@ final class ReadBounds {
           "tablecache: a cache of {} columns is beyond what the readers decode ({}); Spark's"
               + " default serializer caches it",
           schema.length(),
-          abbreviated(why.get()));
+          ErrorText.text(why.get()));
     }
     return !why.isPresent();
-  }
-
-  /** The reason cut to a log line's worth: it may quote a name of up to 64 KiB. */
-  private static String abbreviated(String why) {
-    return why.length() <= 400 ? why : why.substring(0, 400) + "... (" + why.length() + " chars)";
   }
 }
