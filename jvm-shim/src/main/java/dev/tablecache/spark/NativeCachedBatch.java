@@ -7,6 +7,8 @@ import com.esotericsoftware.kryo.io.Output;
 import dev.tablecache.CacheFormat;
 import dev.tablecache.format.FrameParser;
 import dev.tablecache.format.ParsedFrame;
+import dev.tablecache.spark.metrics.TableCacheMetrics;
+import dev.tablecache.spark.stats.StatsRows;
 import java.io.Externalizable;
 import java.io.IOException;
 import java.io.ObjectInput;
@@ -37,7 +39,7 @@ public final class NativeCachedBatch
   /** For deserialization only. */
   public NativeCachedBatch() {}
 
-  NativeCachedBatch(int numRows, byte[] frame) {
+  public NativeCachedBatch(int numRows, byte[] frame) {
     if (numRows < 0 || frame == null) {
       throw new IllegalArgumentException("numRows=" + numRows + ", frame=" + frame);
     }
@@ -57,7 +59,7 @@ public final class NativeCachedBatch
   }
 
   /** The frame; not copied, do not modify. */
-  byte[] frame() {
+  public byte[] frame() {
     return frame;
   }
 
@@ -66,7 +68,7 @@ public final class NativeCachedBatch
   }
 
   /** Whether the frame carries partition statistics (V3/V2 written with stats on). */
-  boolean hasStats() {
+  public boolean hasStats() {
     return parsed().hasStats;
   }
 

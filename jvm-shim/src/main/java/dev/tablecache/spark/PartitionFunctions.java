@@ -1,6 +1,19 @@
 package dev.tablecache.spark;
 
 import dev.tablecache.ErrorText;
+import dev.tablecache.spark.engine.comet.CometArrow;
+import dev.tablecache.spark.engine.comet.CometBatchDecoder;
+import dev.tablecache.spark.fallback.ArrowShapes;
+import dev.tablecache.spark.heal.BlockHealer;
+import dev.tablecache.spark.read.BatchDecoder;
+import dev.tablecache.spark.read.FrameDecoder;
+import dev.tablecache.spark.read.FramesToColumnar;
+import dev.tablecache.spark.read.FramesToRows;
+import dev.tablecache.spark.stats.AggregateSlot;
+import dev.tablecache.spark.stats.PartialAggregates;
+import dev.tablecache.spark.write.ColumnarToFrames;
+import dev.tablecache.spark.write.RowsToFrames;
+import dev.tablecache.spark.write.WriteSettings;
 import java.io.Serializable;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;

@@ -1,5 +1,18 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.spark.compat.SparkCompat;
+import dev.tablecache.spark.engine.comet.CometBatchDecoder;
+import dev.tablecache.spark.engine.foreign.ForeignBatchGuard;
+import dev.tablecache.spark.fallback.ArrowShapes;
+import dev.tablecache.spark.fallback.Fallback;
+import dev.tablecache.spark.fallback.ReadBounds;
+import dev.tablecache.spark.read.FrameDecoder;
+import dev.tablecache.spark.read.FramesToRows;
+import dev.tablecache.spark.read.Projection;
+import dev.tablecache.spark.stats.AggregateSlot;
+import dev.tablecache.spark.stats.PartialAggregates;
+import dev.tablecache.spark.stats.StatsFilter;
+import dev.tablecache.spark.stats.StatsPredicates;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.Dependency;
@@ -28,12 +41,12 @@ import scala.collection.Seq;
  * common supertype, so the per-line classes only decide between {@link Fallback#DEFAULT} and
  * these methods.
  */
-final class SerializerCore {
+public final class SerializerCore {
 
   private SerializerCore() {}
 
   /** Whether Spark's default serializer handles the cache with these attributes. */
-  static boolean useDefault(SQLConf conf, Seq<Attribute> cacheAttributes) {
+  public static boolean useDefault(SQLConf conf, Seq<Attribute> cacheAttributes) {
     return Fallback.useDefault(conf, schemaOf(cacheAttributes));
   }
 
@@ -69,7 +82,7 @@ final class SerializerCore {
    * Stats-based batch pruning that is NaN-correct and never skips a batch for a missing bound;
    * see {@link StatsPredicates} for the rules and how they differ from Spark's.
    */
-  static Function2<Object, Iterator<CachedBatch>, Iterator<CachedBatch>> buildFilter(
+  public static Function2<Object, Iterator<CachedBatch>, Iterator<CachedBatch>> buildFilter(
       Seq<Expression> predicates, Seq<Attribute> cachedAttributes) {
     return StatsFilter.build(SparkCompat.toJava(predicates), SparkCompat.toJava(cachedAttributes));
   }
@@ -100,7 +113,7 @@ final class SerializerCore {
    * Columnar batches of the selected columns: our vectors, or with {@code intoComet} Comet's
    * ({@link CometBatchDecoder}).
    */
-  static RDD<ColumnarBatch> readColumnar(
+  public static RDD<ColumnarBatch> readColumnar(
       RDD<CachedBatch> input,
       Seq<Attribute> cacheAttributes,
       Seq<Attribute> selectedAttributes,
@@ -125,14 +138,16 @@ final class SerializerCore {
         new PartitionFunctions.ReadRows(
             projection,
             typesOf(selected),
-            FramesToRows.Codegen.of(conf.getConfString("spark.sql.codegen.factoryMode", "FALLBACK")),
+            FramesToRows.Codegen.of(
+                conf.getConfString("spark.sql.codegen.factoryMode", "FALLBACK")),
             cachedRddId(input)),
         false,
         SparkCompat.classTag(InternalRow.class));
   }
 
   /** One partial aggregate row per cached batch ({@link PartialAggregates}). */
-  static RDD<InternalRow> readPartialAggregates(RDD<CachedBatch> input, AggregateSlot[] slots) {
+  public static RDD<InternalRow> readPartialAggregates(
+      RDD<CachedBatch> input, AggregateSlot[] slots) {
     return input.mapPartitionsWithIndex(
         new PartitionFunctions.ReadPartialAggregates(slots, cachedRddId(input)),
         false,

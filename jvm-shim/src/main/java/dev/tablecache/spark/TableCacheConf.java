@@ -4,6 +4,10 @@ import dev.tablecache.CacheFormat;
 import dev.tablecache.Codec;
 import dev.tablecache.EncodingPolicy;
 import dev.tablecache.WriteOptions;
+import dev.tablecache.spark.engine.foreign.ForeignBatchGuard;
+import dev.tablecache.spark.plan.CachedAggregateRule;
+import dev.tablecache.spark.plan.ColumnarCacheReadRule;
+import dev.tablecache.spark.write.WriteSettings;
 import java.util.Locale;
 import org.apache.spark.sql.internal.SQLConf;
 
@@ -11,9 +15,9 @@ import org.apache.spark.sql.internal.SQLConf;
  * The {@code spark.tablecache.*} keys, read from the session's {@link SQLConf} on the driver. The
  * README's configuration table documents the same keys and defaults.
  */
-final class TableCacheConf {
+public final class TableCacheConf {
 
-  static final String PREFIX = "spark.tablecache.";
+  public static final String PREFIX = "spark.tablecache.";
   /** v3 | v2 | legacy: the preferred frame format (older ones are the fallback). */
   static final String FORMAT = PREFIX + "format";
   /** true | false: write partition statistics (needed for batch pruning). */
@@ -24,17 +28,17 @@ final class TableCacheConf {
    * auto | byte_stream_split | plain: how each payload's encoding is chosen (auto, the default:
    * the writer chooses; a name pins that encoding, for tests and benchmarks).
    */
-  static final String ENCODING = PREFIX + "encoding";
+  public static final String ENCODING = PREFIX + "encoding";
   /** Rows per cached batch; default spark.sql.inMemoryColumnarStorage.batchSize. */
-  static final String BATCH_ROWS = PREFIX + "batchRows";
+  public static final String BATCH_ROWS = PREFIX + "batchRows";
   /** Upper bound of a cached batch's Arrow bytes when rows are coalesced/copied. */
-  static final String BATCH_BYTES = PREFIX + "batchBytes";
+  public static final String BATCH_BYTES = PREFIX + "batchBytes";
   /** Arrow input batches with at least this many rows are cached as they are (zero copy). */
   static final String ZERO_COPY_MIN_ROWS = PREFIX + "zeroCopyMinRows";
   /** Bytes kept of a string min/max bound. */
   static final String STRING_BOUND_LIMIT = PREFIX + "stringBoundLimit";
   /** fallback | fail: what to do when the native library is unavailable. */
-  static final String ON_UNAVAILABLE = PREFIX + "onUnavailable";
+  public static final String ON_UNAVAILABLE = PREFIX + "onUnavailable";
   /**
    * true | false: with {@link TableCacheExtensions} installed, read caches through columnar
    * whole-stage code ({@link ColumnarCacheReadRule}); a runtime switch for that rule.
@@ -50,13 +54,13 @@ final class TableCacheConf {
    * true | false: cache rows by handing their UnsafeRow bytes to the native writer, which
    * transposes them (false: Spark's ArrowWriter fills Arrow vectors value by value).
    */
-  static final String UNSAFE_ROW_INPUT = PREFIX + "unsafeRowInput";
+  public static final String UNSAFE_ROW_INPUT = PREFIX + "unsafeRowInput";
   /**
    * true | false: take columnar input batches (true, except from engines whose batches cannot be
    * read through ColumnVector, see {@link ForeignBatchGuard}); false: always build caches from
    * rows, keeping any engine's columnar-to-row transition. Read when a cache is defined.
    */
-  static final String COLUMNAR_INPUT = PREFIX + "columnarInput";
+  public static final String COLUMNAR_INPUT = PREFIX + "columnarInput";
 
   /**
    * true | false, default false. FAULT INJECTION FOR TESTS ONLY: every frame written while it is
@@ -72,7 +76,7 @@ final class TableCacheConf {
   private TableCacheConf() {}
 
   /** The write settings of one cache build, captured on the driver and shipped to tasks. */
-  static WriteSettings writeSettings(SQLConf conf) {
+  public static WriteSettings writeSettings(SQLConf conf) {
     int batchRows = intConf(conf, BATCH_ROWS, conf.columnBatchSize());
     if (batchRows < 1) {
       throw new IllegalArgumentException(BATCH_ROWS + " must be >= 1, got " + batchRows);
@@ -103,22 +107,22 @@ final class TableCacheConf {
   }
 
   /** Whether {@link ColumnarCacheReadRule} rewrites plans in this session. */
-  static boolean columnarRead(SQLConf conf) {
+  public static boolean columnarRead(SQLConf conf) {
     return boolConf(conf, COLUMNAR_READ, true);
   }
 
   /** Whether {@link CachedAggregateRule} rewrites plans in this session. */
-  static boolean aggregatesFromStats(SQLConf conf) {
+  public static boolean aggregatesFromStats(SQLConf conf) {
     return boolConf(conf, AGGREGATES_FROM_STATS, true);
   }
 
   /** Whether caches may take columnar input at all ({@link #COLUMNAR_INPUT}). */
-  static boolean columnarInput(SQLConf conf) {
+  public static boolean columnarInput(SQLConf conf) {
     return boolConf(conf, COLUMNAR_INPUT, true);
   }
 
   /** Whether an unavailable native library must fail the query instead of falling back. */
-  static boolean failWhenUnavailable(SQLConf conf) {
+  public static boolean failWhenUnavailable(SQLConf conf) {
     String v = conf.getConfString(ON_UNAVAILABLE, "fallback").trim().toLowerCase(Locale.ROOT);
     switch (v) {
       case "fallback":

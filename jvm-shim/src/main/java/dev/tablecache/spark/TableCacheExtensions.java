@@ -1,5 +1,9 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.spark.engine.comet.CometCacheScanRule;
+import dev.tablecache.spark.engine.comet.CometReadDefaults;
+import dev.tablecache.spark.plan.CachedAggregateRule;
+import dev.tablecache.spark.plan.ColumnarCacheReadRule;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;

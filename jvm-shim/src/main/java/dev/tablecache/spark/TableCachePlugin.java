@@ -1,5 +1,6 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.spark.metrics.ExecutorMetricSet;
 import java.util.Map;
 import org.apache.spark.api.plugin.DriverPlugin;
 import org.apache.spark.api.plugin.ExecutorPlugin;

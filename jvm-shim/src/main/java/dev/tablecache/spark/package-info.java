@@ -3,16 +3,19 @@
  * tablecache's native frames: {@link dev.tablecache.spark.NativeCachedBatchSerializer}.
  *
  * <h2>Use</h2>
+ *
  * <pre>
  * spark-submit --jars tablecache-&lt;version&gt;.jar \
  *   --conf spark.sql.cache.serializer=dev.tablecache.spark.NativeCachedBatchSerializer ...
  * </pre>
+ *
  * {@code spark.sql.cache.serializer} is a static conf: set it before the session starts. With
- * {@code spark.kryo.registrationRequired=true} also set
- * {@code spark.kryo.registrator=dev.tablecache.spark.TableCacheKryoRegistrator} (or add
- * {@code dev.tablecache.spark.NativeCachedBatch} to {@code spark.kryo.classesToRegister}).
+ * {@code spark.kryo.registrationRequired=true} also set {@code
+ * spark.kryo.registrator=dev.tablecache.spark.TableCacheKryoRegistrator} (or add {@code
+ * dev.tablecache.spark.NativeCachedBatch} to {@code spark.kryo.classesToRegister}).
  *
  * <h2>Configuration (runtime SQL confs, read when a cache is built)</h2>
+ *
  * <table>
  *   <caption>spark.tablecache.* keys</caption>
  *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
@@ -42,26 +45,59 @@
  * </table>
  *
  * <h2>Metrics (optional)</h2>
+ *
  * {@code spark.plugins=dev.tablecache.spark.TableCachePlugin} publishes each executor's counters
- * ({@link dev.tablecache.spark.TableCacheMetrics}, named by {@link
- * dev.tablecache.spark.ExecutorMetricSet}) in Spark's metrics system; README, "Metrics", lists
- * them.
+ * ({@link dev.tablecache.spark.metrics.TableCacheMetrics}, named by {@link
+ * dev.tablecache.spark.metrics.ExecutorMetricSet}) in Spark's metrics system; README, "Metrics",
+ * lists them.
+ *
+ * <h2>What this package holds</h2>
+ *
+ * Only the entry points Spark and users name, and what they cannot be split from: {@code
+ * NativeCachedBatchSerializer} (compiled once per Spark line) with the line-independent bodies of
+ * its SPI methods ({@link dev.tablecache.spark.SerializerCore}) and the per-partition functions
+ * they ship to executors ({@link dev.tablecache.spark.PartitionFunctions}); the cached batch
+ * ({@link dev.tablecache.spark.NativeCachedBatch}, with its checked stored form {@link
+ * dev.tablecache.spark.StoredForm}); {@link dev.tablecache.spark.TableCacheExtensions}, {@link
+ * dev.tablecache.spark.TableCachePlugin}, {@link dev.tablecache.spark.TableCacheKryoRegistrator},
+ * and the settings ({@link dev.tablecache.spark.TableCacheConf}). The work is in packages by role,
+ * each with its own {@code package-info} saying what it owns and what it may use:
+ *
+ * <ul>
+ *   <li>{@link dev.tablecache.spark.write}: rows and columnar batches to frames.
+ *   <li>{@link dev.tablecache.spark.read}: frames to column vectors and rows.
+ *   <li>{@link dev.tablecache.spark.stats}: pruning, stats rows, partial aggregates from stats.
+ *   <li>{@link dev.tablecache.spark.plan}: the extension's planner rules.
+ *   <li>{@link dev.tablecache.spark.engine.comet}, {@link dev.tablecache.spark.engine.foreign}:
+ *       Comet's zero-copy read; columnar input from engines whose vectors cannot be read.
+ *   <li>{@link dev.tablecache.spark.heal}: damaged blocks dropped and recomputed.
+ *   <li>{@link dev.tablecache.spark.memory}: task allocators and decoded memory as execution
+ *       memory.
+ *   <li>{@link dev.tablecache.spark.metrics}: the counters.
+ *   <li>{@link dev.tablecache.spark.fallback}: ours or Spark's default serializer, per cache.
+ *   <li>{@link dev.tablecache.spark.compat}: everything that differs between Spark lines.
+ * </ul>
+ *
+ * <p>Java has no visibility between "package-private" and "public", so a class or member one of
+ * these packages uses from another is public; everything used only inside its package stays
+ * package-private. None of it is API: only the entry points above are.
  *
  * <h2>Design</h2>
+ *
  * <ul>
- *   <li>Writing: rows go to Arrow with Spark's {@code ArrowWriter} (vectors reused per task, from
- *       a per-task child of Spark's Arrow allocator, freed at task end); columnar input is handed
+ *   <li>Writing: rows go to Arrow with Spark's {@code ArrowWriter} (vectors reused per task, from a
+ *       per-task child of Spark's Arrow allocator, freed at task end); columnar input is handed
  *       over without a copy when it already is Arrow of the right shape, else copied once and
- *       coalesced ({@link dev.tablecache.spark.ColumnarToFrames}).
- *   <li>A cached batch is {@link dev.tablecache.spark.NativeCachedBatch}: row count and frame
- *       bytes on heap; stats are parsed from the frame lazily, in pure Java.
- *   <li>Pruning: {@link dev.tablecache.spark.StatsPredicates} (NaN-correct, missing bound =
+ *       coalesced ({@link dev.tablecache.spark.write.ColumnarToFrames}).
+ *   <li>A cached batch is {@link dev.tablecache.spark.NativeCachedBatch}: row count and frame bytes
+ *       on heap; stats are parsed from the frame lazily, in pure Java.
+ *   <li>Pruning: {@link dev.tablecache.spark.stats.StatsPredicates} (NaN-correct, missing bound =
  *       unbounded, no bound pruning for collated strings and intervals).
  *   <li>Reading: only the selected columns are decoded; a task holds at most one decoded batch
- *       ({@link dev.tablecache.spark.FrameDecoder}). Columnar output is {@link
- *       dev.tablecache.spark.NativeColumnVector}s for flat types, ArrowColumnVectors for nested
- *       ones; row output copies each row into an UnsafeRow.
- *   <li>Everything Spark-version-specific is in {@link dev.tablecache.spark.SparkCompat}.
+ *       ({@link dev.tablecache.spark.read.FrameDecoder}). Columnar output is {@link
+ *       dev.tablecache.spark.read.NativeColumnVector}s for flat types, ArrowColumnVectors for
+ *       nested ones; row output copies each row into an UnsafeRow.
+ *   <li>Everything Spark-version-specific is in {@link dev.tablecache.spark.compat.SparkCompat}.
  * </ul>
  */
 package dev.tablecache.spark;

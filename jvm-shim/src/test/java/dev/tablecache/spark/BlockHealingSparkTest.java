@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.util.List;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.rdd.RDD;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -93,13 +94,7 @@ class CacheLifecycleSparkTest {
     Dataset<Row> df = spark.table("t");
     df.persist(StorageLevel.MEMORY_ONLY());
     df.count();
-    InMemoryRelation rel =
-        (InMemoryRelation)
-            spark.sharedState()
-                .cacheManager()
-                .lookupCachedData(SparkLineSupport.classic(df))
-                .get()
-                .cachedRepresentation();
+    InMemoryRelation rel = SparkTestSupport.cachedRelation(spark, df);
     long size = rel.cacheBuilder().sizeInBytesStats().value();
     long rowsCounted = rel.cacheBuilder().rowCountStats().value();
     assertEquals(1240L, rowsCounted);

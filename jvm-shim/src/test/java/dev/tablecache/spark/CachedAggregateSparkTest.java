@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.spark.metrics.TableCacheMetrics;
+import dev.tablecache.spark.plan.CachedAggregateRule;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -12,7 +12,7 @@ import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
 
 /** The INFO-and-above events one logger writes while attached ("LEVEL message" lines). */
-final class CapturedLog extends AbstractAppender {
+public final class CapturedLog extends AbstractAppender {
   private final List<String> lines = new ArrayList<>();
   private final String loggerName;
 
@@ -21,7 +21,7 @@ final class CapturedLog extends AbstractAppender {
     this.loggerName = loggerName;
   }
 
-  static CapturedLog attach(String loggerName) {
+  public static CapturedLog attach(String loggerName) {
     CapturedLog c = new CapturedLog(loggerName);
     c.start();
     LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
@@ -33,7 +33,7 @@ final class CapturedLog extends AbstractAppender {
     return c;
   }
 
-  void detach() {
+  public void detach() {
     LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
     ctx.getConfiguration().removeLogger(loggerName);
     ctx.updateLoggers();
@@ -45,7 +45,7 @@ final class CapturedLog extends AbstractAppender {
     lines.add(event.getLevel() + " " + event.getMessage().getFormattedMessage());
   }
 
-  synchronized List<String> lines() {
+  public synchronized List<String> lines() {
     return new ArrayList<>(lines);
   }
 }

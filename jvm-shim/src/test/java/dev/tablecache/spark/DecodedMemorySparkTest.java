@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tablecache.format.DecodedSize;
+import dev.tablecache.spark.read.FrameDecoder;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.TaskContext;

@@ -8,6 +8,7 @@ import static dev.tablecache.spark.SparkTestSupport.tagged;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,9 +39,9 @@ import org.junit.jupiter.api.TestInstance;
  */
 @Tag("spark")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class DifferentialSparkTest {
+public class DifferentialSparkTest {
 
-  static final int CHUNK = 15;
+  public static final int CHUNK = 15;
 
   private SparkSession spark;
   private Dataset<Row> table;
@@ -171,7 +172,7 @@ class DifferentialSparkTest {
       List<DynamicNode> tests = new ArrayList<>();
       tests.add(DynamicTest.dynamicTest("cache", () -> cache(c)));
       for (List<TestTables.Query> chunk : TestTables.chunks(TestTables.queries(), CHUNK)) {
-        String name = "q" + chunk.get(0).number + "..q" + chunk.get(chunk.size() - 1).number;
+        String name = TestTables.label(chunk);
         tests.add(
             DynamicTest.dynamicTest(
                 name,
@@ -256,7 +257,7 @@ class DifferentialSparkTest {
     }
   }
 
-  static long framesWritten() {
+  public static long framesWritten() {
     return TableCacheMetrics.FRAMES_WRITTEN_V3.sum()
         + TableCacheMetrics.FRAMES_WRITTEN_V2.sum()
         + TableCacheMetrics.FRAMES_WRITTEN_LEGACY.sum();

@@ -3,6 +3,7 @@ package dev.tablecache.spark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.spark.compat.SparkCompat;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;

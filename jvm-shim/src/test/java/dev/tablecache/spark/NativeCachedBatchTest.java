@@ -12,6 +12,7 @@ import dev.tablecache.Codec;
 import dev.tablecache.TableCache;
 import dev.tablecache.TableCacheException;
 import dev.tablecache.WriteOptions;
+import dev.tablecache.spark.stats.StatsRows;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tablecache.jni.NativeCodec;
+import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.util.List;
 import java.util.concurrent.atomic.LongAccumulator;
 import org.apache.spark.sql.Dataset;

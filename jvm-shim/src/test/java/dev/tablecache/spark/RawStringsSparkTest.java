@@ -3,6 +3,7 @@ package dev.tablecache.spark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.spark.fallback.ReadBounds;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -106,14 +107,7 @@ class ReadBoundsSparkTest {
   }
 
   private static List<String> batchClasses(Dataset<Row> df) {
-    InMemoryRelation rel =
-        (InMemoryRelation)
-            spark
-                .sharedState()
-                .cacheManager()
-                .lookupCachedData(SparkLineSupport.classic(df))
-                .get()
-                .cachedRepresentation();
+    InMemoryRelation rel = SparkTestSupport.cachedRelation(spark, df);
     return rel.cacheBuilder()
         .cachedColumnBuffers()
         .toJavaRDD()

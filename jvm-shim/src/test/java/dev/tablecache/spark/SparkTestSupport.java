@@ -3,16 +3,17 @@ package dev.tablecache.spark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.execution.ColumnarToRowExec;
 import org.apache.spark.sql.execution.InputAdapter;
@@ -20,12 +21,13 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.WholeStageCodegenExec;
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
 import org.apache.spark.sql.execution.adaptive.QueryStageExec;
+import org.apache.spark.sql.execution.columnar.InMemoryRelation;
 import org.apache.spark.sql.execution.columnar.InMemoryRelation$;
 import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec;
 import scala.collection.JavaConverters;
 
 /** Starting and stopping real local Spark sessions, and comparing query results exactly. */
-final class SparkTestSupport {
+public final class SparkTestSupport {
 
   static {
     TestLogging.quiet();
@@ -38,7 +40,7 @@ final class SparkTestSupport {
    * instead). TableCacheExtensions loads itself from the classpath (META-INF/services), as it does
    * for users who set only the serializer.
    */
-  static SparkSession start(String appName, Map<String, String> conf) {
+  public static SparkSession start(String appName, Map<String, String> conf) {
     resetSerializer();
     SparkSession.Builder b =
         SparkSession.builder()
@@ -63,11 +65,11 @@ final class SparkTestSupport {
     return b.getOrCreate();
   }
 
-  static SparkSession start(String appName) {
+  public static SparkSession start(String appName) {
     return start(appName, Collections.emptyMap());
   }
 
-  static void stop(SparkSession spark) {
+  public static void stop(SparkSession spark) {
     if (spark != null) {
       spark.catalog().clearCache();
       spark.stop();
@@ -83,7 +85,7 @@ final class SparkTestSupport {
     InMemoryRelation$.MODULE$.clearSerializer();
   }
 
-  static Map<String, String> conf(String... kv) {
+  public static Map<String, String> conf(String... kv) {
     Map<String, String> m = new HashMap<>();
     for (int i = 0; i < kv.length; i += 2) {
       m.put(kv[i], kv[i + 1]);
@@ -93,8 +95,19 @@ final class SparkTestSupport {
 
   // ---- the cache scan and its columnar output ----
 
+  /** The in-memory relation that caches {@code df} (which must be cached). */
+  public static InMemoryRelation cachedRelation(SparkSession spark, Dataset<Row> df) {
+    return (InMemoryRelation)
+        spark
+            .sharedState()
+            .cacheManager()
+            .lookupCachedData(SparkLineSupport.classic(df))
+            .get()
+            .cachedRepresentation();
+  }
+
   /** The query's in-memory table scan, or null when it reads no cache. */
-  static InMemoryTableScanExec cacheScan(Dataset<Row> df) {
+  public static InMemoryTableScanExec cacheScan(Dataset<Row> df) {
     return findScan(SparkLineSupport.classic(df).queryExecution().executedPlan());
   }
 
@@ -150,11 +163,11 @@ final class SparkTestSupport {
   // ---- exact result comparison ----
 
   /** The query's rows rendered exactly (NaN, -0.0, bytes, nested values), sorted. */
-  static List<String> rows(SparkSession spark, String sql) {
+  public static List<String> rows(SparkSession spark, String sql) {
     return rows(spark.sql(sql));
   }
 
-  static List<String> rows(Dataset<Row> df) {
+  public static List<String> rows(Dataset<Row> df) {
     List<Row> collected = df.collectAsList();
     List<String> out = new ArrayList<>(collected.size());
     for (Row r : collected) {
@@ -165,7 +178,7 @@ final class SparkTestSupport {
   }
 
   /** Runs tagged queries (see {@link TestTables.Query}); rendered rows by query number. */
-  static Map<Integer, List<String>> tagged(SparkSession spark, String sql) {
+  public static Map<Integer, List<String>> tagged(SparkSession spark, String sql) {
     Map<Integer, List<String>> out = new java.util.TreeMap<>();
     for (Row r : spark.sql(sql).collectAsList()) {
       out.computeIfAbsent(r.getInt(0), k -> new ArrayList<>()).add(String.valueOf(r.get(1)));
@@ -177,7 +190,7 @@ final class SparkTestSupport {
   }
 
   /** Every query of {@code queries} has the same rows in {@code actual} as in {@code expected}. */
-  static void assertSameTagged(
+  public static void assertSameTagged(
       List<TestTables.Query> queries,
       Map<Integer, List<String>> expected,
       Map<Integer, List<String>> actual,
@@ -217,7 +230,7 @@ final class SparkTestSupport {
     return out;
   }
 
-  static void assertSameRows(List<String> expected, List<String> actual, String what) {
+  public static void assertSameRows(List<String> expected, List<String> actual, String what) {
     if (!expected.equals(actual)) {
       StringBuilder sb = new StringBuilder();
       sb.append(what)

@@ -3,6 +3,7 @@ package dev.tablecache.spark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,7 +80,7 @@ class StorageLevelSparkTest {
       for (List<TestTables.Query> chunk : chunks) {
         tests.add(
             DynamicTest.dynamicTest(
-                "q" + chunk.get(0).number + "..q" + chunk.get(chunk.size() - 1).number,
+                TestTables.label(chunk),
                 () ->
                     SparkTestSupport.assertSameTagged(
                         chunk,

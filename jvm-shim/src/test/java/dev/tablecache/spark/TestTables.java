@@ -8,7 +8,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /** Deterministic test tables and the differential query list. */
-final class TestTables {
+public final class TestTables {
 
   private TestTables() {}
 
@@ -20,7 +20,7 @@ final class TestTables {
    * which one is empty (ids 800..1199 dropped) and one sparse (400..799, only every 10th id).
    * NaN doubles appear only in ids 1300..1309, so most batches have no NaN.
    */
-  static Dataset<Row> allTypes(SparkSession spark) {
+  public static Dataset<Row> allTypes(SparkSession spark) {
     return generateAllTypes(spark);
   }
 
@@ -80,10 +80,10 @@ final class TestTables {
    * queries, each branch with its own scan and pruning predicates) and results of any shape
    * compare as rows of (q, text). The cast renders NaN, -0.0, nested values and variants exactly.
    */
-  static final class Query {
-    final int number;
-    final String sql;
-    final boolean nanSensitive;
+  public static final class Query {
+    public final int number;
+    public final String sql;
+    public final boolean nanSensitive;
 
     Query(int number, String sql, boolean nanSensitive) {
       this.number = number;
@@ -102,7 +102,7 @@ final class TestTables {
   }
 
   /** One Spark query running all {@code queries} (a UNION ALL of the tagged queries). */
-  static String union(List<Query> queries) {
+  public static String union(List<Query> queries) {
     StringBuilder sb = new StringBuilder();
     for (Query q : queries) {
       if (sb.length() > 0) {
@@ -113,8 +113,13 @@ final class TestTables {
     return sb.toString();
   }
 
+  /** A chunk's name in test reports: its first and last query numbers. */
+  public static String label(List<Query> chunk) {
+    return "q" + chunk.get(0).number + "..q" + chunk.get(chunk.size() - 1).number;
+  }
+
   /** {@code queries} in chunks of at most {@code size}. */
-  static List<List<Query>> chunks(List<Query> queries, int size) {
+  public static List<List<Query>> chunks(List<Query> queries, int size) {
     List<List<Query>> out = new ArrayList<>();
     for (int i = 0; i < queries.size(); i += size) {
       out.add(queries.subList(i, Math.min(queries.size(), i + size)));
@@ -213,7 +218,7 @@ final class TestTables {
   };
 
   /** All differential queries, in a fixed order: the shared ones, then this line's. */
-  static List<Query> queries() {
+  public static List<Query> queries() {
     List<Query> out = new ArrayList<>();
     List<String> all = new ArrayList<>(Arrays.asList(QUERIES));
     all.addAll(SparkLineSupport.QUERIES);

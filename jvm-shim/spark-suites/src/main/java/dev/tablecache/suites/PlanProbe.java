@@ -61,7 +61,7 @@ public final class PlanProbe implements QueryExecutionListener {
   private static String delegatedSchema(StructType schema) {
     try {
       Method canCache =
-          Class.forName("dev.tablecache.spark.ArrowShapes")
+          Class.forName("dev.tablecache.spark.fallback.ArrowShapes")
               .getDeclaredMethod("canCache", StructType.class);
       canCache.setAccessible(true);
       return (Boolean) canCache.invoke(null, schema) ? null : schema.simpleString();

@@ -317,7 +317,7 @@ public final class SuiteRunner {
   // TableCacheMetrics is package-private in the shim: read it reflectively, so this module
   // compiles without the jar under test and works with any of its builds.
   private static long metric(String name) throws ReflectiveOperationException {
-    Class<?> c = Class.forName("dev.tablecache.spark.TableCacheMetrics");
+    Class<?> c = Class.forName("dev.tablecache.spark.metrics.TableCacheMetrics");
     Field f = c.getDeclaredField(name);
     f.setAccessible(true);
     Object counter = f.get(null);
@@ -334,7 +334,9 @@ public final class SuiteRunner {
   }
 
   private static String metricsSummary() throws ReflectiveOperationException {
-    Method m = Class.forName("dev.tablecache.spark.TableCacheMetrics").getDeclaredMethod("summary");
+    Method m =
+        Class.forName("dev.tablecache.spark.metrics.TableCacheMetrics")
+            .getDeclaredMethod("summary");
     m.setAccessible(true);
     return (String) m.invoke(null);
   }

@@ -1,5 +1,6 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.spark.fallback.Fallback;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Attribute;

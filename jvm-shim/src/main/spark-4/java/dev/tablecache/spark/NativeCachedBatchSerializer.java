@@ -1,5 +1,7 @@
 package dev.tablecache.spark;
 
+import dev.tablecache.spark.fallback.Fallback;
+import dev.tablecache.spark.plan.ColumnarInputPlan;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Attribute;

@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.StructType;
  * Test helpers whose types differ by Spark line: in Spark 3.5 the user-facing Dataset and
  * SparkSession are the executing ones (src/test/spark-4 holds the 4.x {@code classic} ones).
  */
-final class SparkLineSupport {
+public final class SparkLineSupport {
 
   private SparkLineSupport() {}
 
@@ -30,7 +30,7 @@ final class SparkLineSupport {
   static final boolean CACHE_OF_CACHE_IS_COLUMNAR_UNDER_AQE = false;
 
   /** The Dataset with its query execution (and the type the cache manager looks up). */
-  static Dataset<Row> classic(Dataset<Row> df) {
+  public static Dataset<Row> classic(Dataset<Row> df) {
     return df;
   }
 

@@ -12,7 +12,7 @@ import org.apache.spark.sql.types.StructType;
  * Test helpers whose types differ by Spark line: Spark 4 moved the executing Dataset and
  * SparkSession to {@code org.apache.spark.sql.classic} (src/test/spark-3.5 holds the 3.5 ones).
  */
-final class SparkLineSupport {
+public final class SparkLineSupport {
 
   private SparkLineSupport() {}
 
@@ -44,7 +44,7 @@ final class SparkLineSupport {
   static final boolean CACHE_OF_CACHE_IS_COLUMNAR_UNDER_AQE = true;
 
   /** The Dataset with its query execution (and the type the cache manager looks up). */
-  static org.apache.spark.sql.classic.Dataset<Row> classic(Dataset<Row> df) {
+  public static org.apache.spark.sql.classic.Dataset<Row> classic(Dataset<Row> df) {
     return (org.apache.spark.sql.classic.Dataset<Row>) df;
   }
 

@@ -1,0 +1,459 @@
+package dev.tablecache.spark.read;
+
+import dev.tablecache.ErrorText;
+import dev.tablecache.TableCacheException;
+import dev.tablecache.jni.NativeColumn;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.types.DateUnit;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.spark.sql.types.BinaryType;
+import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.TimestampNTZType;
+import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarArray;
+import org.apache.spark.sql.vectorized.ColumnarMap;
+import org.apache.spark.unsafe.Platform;
+import org.apache.spark.unsafe.types.UTF8String;
+
+/**
+ * A flat decoded column read straight from its native buffers, the way Spark's own {@code
+ * OffHeapColumnVector} reads: one unchecked load per value. {@code ArrowColumnVector} checks the
+ * buffer's reference count and bounds on every access, which dominated row output in profiles.
+ *
+ * <p>The unchecked reads are safe because the native decoder validated every buffer against the
+ * row count (Arrow's full validation) before handing it over, this class checks the buffer
+ * sizes against the row count once more when it is created, the addresses below are fixed for
+ * the vector's life, and {@link FrameDecoder} frees the column only after the batch is done
+ * with. A column comes either straight from the native descriptor ({@link #of}: no Arrow Java
+ * vector, the usual case) or from an Arrow Java vector ({@link #wrap}: batches that also hold
+ * nested columns). Nested, interval and null columns stay {@code ArrowColumnVector}s ({@link
+ * #supports}).
+ *
+ * <p>Public only because Spark's generated code casts columns to the class {@code vectorTypes}
+ * names; it is created by the serializer, never by users.
+ */
+public final class NativeColumnVector extends ColumnVector {
+
+  /** The Arrow Java vector read, or null for a column read from its native descriptor. */
+  private final ValueVector vector;
+  /** The native column read, or null for an Arrow Java vector. */
+  private final NativeColumn column;
+
+  private final Layout layout;
+  private final int nullCount;
+  /** 0 when the column has no nulls (its validity buffer may then be absent). */
+  private final long validity;
+
+  private final long data;
+  private final long offsets;
+
+  /** How this class reads a column: value width and whether it has offsets. */
+  private enum Layout {
+    BIT(0),
+    BYTE(1),
+    SHORT(2),
+    INT(4),
+    LONG(8),
+    FLOAT(4),
+    DOUBLE(8),
+    DECIMAL128(16),
+    VAR_32(4),
+    VAR_64(8);
+
+    /** Bytes per value, or per offset for the variable-width layouts; 0 for bits. */
+    final int width;
+
+    Layout(int width) {
+      this.width = width;
+    }
+
+    boolean variable() {
+      return this == VAR_32 || this == VAR_64;
+    }
+
+    /** Whether Arrow type {@code t} has this layout (Spark's Arrow mapping of a flat type). */
+    boolean holds(ArrowType t) {
+      switch (this) {
+        case BIT:
+          return t instanceof ArrowType.Bool;
+        case BYTE:
+          return isSignedInt(t, 8);
+        case SHORT:
+          return isSignedInt(t, 16);
+        case INT:
+          return isSignedInt(t, 32)
+              || (t instanceof ArrowType.Date && ((ArrowType.Date) t).getUnit() == DateUnit.DAY);
+        case LONG:
+          return isSignedInt(t, 64)
+              || (t instanceof ArrowType.Timestamp
+                  && ((ArrowType.Timestamp) t).getUnit() == TimeUnit.MICROSECOND);
+        case FLOAT:
+          return t instanceof ArrowType.FloatingPoint
+              && ((ArrowType.FloatingPoint) t).getPrecision() == FloatingPointPrecision.SINGLE;
+        case DOUBLE:
+          return t instanceof ArrowType.FloatingPoint
+              && ((ArrowType.FloatingPoint) t).getPrecision() == FloatingPointPrecision.DOUBLE;
+        case DECIMAL128:
+          return t instanceof ArrowType.Decimal && ((ArrowType.Decimal) t).getBitWidth() == 128;
+        case VAR_32:
+          return t instanceof ArrowType.Utf8 || t instanceof ArrowType.Binary;
+        case VAR_64:
+          return t instanceof ArrowType.LargeUtf8 || t instanceof ArrowType.LargeBinary;
+        default:
+          return false;
+      }
+    }
+
+    private static boolean isSignedInt(ArrowType t, int bits) {
+      return t instanceof ArrowType.Int
+          && ((ArrowType.Int) t).getIsSigned()
+          && ((ArrowType.Int) t).getBitWidth() == bits;
+    }
+  }
+
+  // Shared arrays: of() and wrap() ask once per decoded column of every batch.
+  private static final Layout[] NONE = {};
+  private static final Layout[] BIT = {Layout.BIT};
+  private static final Layout[] BYTE = {Layout.BYTE};
+  private static final Layout[] SHORT = {Layout.SHORT};
+  private static final Layout[] INT = {Layout.INT};
+  private static final Layout[] LONG = {Layout.LONG};
+  private static final Layout[] FLOAT = {Layout.FLOAT};
+  private static final Layout[] DOUBLE = {Layout.DOUBLE};
+  private static final Layout[] DECIMAL128 = {Layout.DECIMAL128};
+  private static final Layout[] VARIABLE = {Layout.VAR_32, Layout.VAR_64};
+
+  /**
+   * The one table of what this class reads: the layouts a decoded column of Spark type {@code t}
+   * may have (Spark's Arrow mapping picks one; a string column may also be stored as binary,
+   * FORMAT.md "Strings that are not UTF-8"), none for a type left to {@code ArrowColumnVector}.
+   * {@link #supports}, {@link #of} and {@link #wrap} all read it, so they cannot drift.
+   */
+  private static Layout[] layoutsOf(DataType t) {
+    if (t instanceof BooleanType) {
+      return BIT;
+    } else if (t instanceof ByteType) {
+      return BYTE;
+    } else if (t instanceof ShortType) {
+      return SHORT;
+    } else if (t instanceof IntegerType || t instanceof DateType) {
+      return INT;
+    } else if (t instanceof LongType || t instanceof TimestampType || t instanceof TimestampNTZType) {
+      return LONG;
+    } else if (t instanceof FloatType) {
+      return FLOAT;
+    } else if (t instanceof DoubleType) {
+      return DOUBLE;
+    } else if (t instanceof DecimalType) {
+      return DECIMAL128;
+    } else if (t instanceof StringType || t instanceof BinaryType) {
+      return VARIABLE;
+    }
+    return NONE;
+  }
+
+  private NativeColumnVector(
+      DataType type,
+      Layout layout,
+      ValueVector vector,
+      NativeColumn column,
+      int nullCount,
+      long validity,
+      long data,
+      long offsets) {
+    super(type);
+    this.vector = vector;
+    this.column = column;
+    this.layout = layout;
+    this.nullCount = nullCount;
+    this.validity = nullCount == 0 ? 0 : validity;
+    this.data = data;
+    this.offsets = offsets;
+  }
+
+  /**
+   * Reads a native column of a {@link #supports supported} Spark type; the column stays owned by
+   * the caller.
+   *
+   * @throws TableCacheException SCHEMA_MISMATCH when the column's Arrow type is not one the Spark
+   *     type maps to, INTERNAL when a buffer is smaller than the row count needs
+   */
+  static NativeColumnVector of(NativeColumn c, DataType sparkType) {
+    Layout layout = layoutOf(c.field.getType(), sparkType, c.field.toString());
+    int rows = c.length;
+    if (c.bufferCount() != (layout.variable() ? 3 : 2)) {
+      throw badColumn(c, c.bufferCount() + " buffers");
+    }
+    if (rows == 0) {
+      return new NativeColumnVector(sparkType, layout, null, c, 0, 0, 0, 0);
+    }
+    long validityBytes = (rows + 7L) >>> 3;
+    if (c.nullCount > 0 && c.size(0) < validityBytes) {
+      throw badColumn(c, "a validity buffer of " + c.size(0) + " bytes");
+    }
+    long offsets = 0;
+    int dataBuffer = 1;
+    long dataBytes;
+    if (layout.variable()) {
+      offsets = c.address(1);
+      dataBuffer = 2;
+      if (c.size(1) < (rows + 1L) * layout.width) {
+        throw badColumn(c, "an offsets buffer of " + c.size(1) + " bytes");
+      }
+      long first = readOffset(layout, offsets, 0);
+      dataBytes = readOffset(layout, offsets, rows);
+      if (first != 0 || dataBytes < 0) {
+        throw badColumn(c, "offsets from " + first + " to " + dataBytes);
+      }
+    } else {
+      dataBytes = layout == Layout.BIT ? validityBytes : (long) rows * layout.width;
+    }
+    if (dataBytes > 0 && c.size(dataBuffer) < dataBytes) {
+      throw badColumn(c, "a data buffer of " + c.size(dataBuffer) + " bytes");
+    }
+    return new NativeColumnVector(
+        sparkType, layout, null, c, c.nullCount, c.address(0), c.address(dataBuffer), offsets);
+  }
+
+  /**
+   * Wraps a decoded Arrow Java vector of a {@link #supports supported} Spark type, whose Arrow
+   * type is one Spark's Arrow mapping gives that type.
+   */
+  static NativeColumnVector wrap(ValueVector v, DataType sparkType) {
+    Layout layout = layoutOf(v.getField().getType(), sparkType, v.getField().toString());
+    int rowCount = v.getValueCount();
+    ArrowBuf bitmap = rowCount == 0 ? null : v.getValidityBuffer();
+    int nulls = nullCount(v, bitmap, rowCount);
+    return new NativeColumnVector(
+        sparkType,
+        layout,
+        v,
+        null,
+        nulls,
+        nulls == 0 ? 0 : bitmap.memoryAddress(),
+        rowCount == 0 ? 0 : v.getDataBuffer().memoryAddress(),
+        layout.variable() && rowCount > 0 ? v.getOffsetBuffer().memoryAddress() : 0);
+  }
+
+  private static long readOffset(Layout layout, long offsets, int i) {
+    return layout == Layout.VAR_32
+        ? Platform.getInt(null, offsets + 4L * i)
+        : Platform.getLong(null, offsets + 8L * i);
+  }
+
+  private static TableCacheException badColumn(NativeColumn c, String what) {
+    return new TableCacheException(
+        TableCacheException.Kind.INTERNAL,
+        "decoded column " + ErrorText.text(c.field) + " of " + c.length + " rows has " + what);
+  }
+
+  /**
+   * The vector's null count, by popcount over its validity bitmap 8 bytes at a time. Arrow Java's
+   * {@code getNullCount} does a bounds-checked read per byte, which showed as about 8% of task
+   * time when reading 1 column per batch. Falls back to it for a bitmap shorter than the rows.
+   */
+  private static int nullCount(ValueVector vector, ArrowBuf bitmap, int rowCount) {
+    if (rowCount == 0) {
+      return 0;
+    }
+    long bytes = (rowCount + 7L) >>> 3;
+    if (bitmap == null || bitmap.capacity() < bytes) {
+      return vector.getNullCount();
+    }
+    long address = bitmap.memoryAddress();
+    long fullWords = rowCount >>> 6;
+    long set = 0;
+    for (long w = 0; w < fullWords; w++) {
+      set += Long.bitCount(Platform.getLong(null, address + 8 * w));
+    }
+    for (int row = (int) (fullWords << 6); row < rowCount; row++) {
+      set += (Platform.getByte(null, address + (row >>> 3)) >>> (row & 7)) & 1;
+    }
+    return (int) (rowCount - set);
+  }
+
+  /**
+   * Whether a Spark type is read through this class: the decision {@code vectorTypes} reports
+   * to Spark's code generation, so it must match {@link #of} and {@link #wrap} exactly.
+   */
+  public static boolean supports(DataType t) {
+    return layoutsOf(t).length > 0;
+  }
+
+  private static Layout layoutOf(ArrowType arrowType, DataType t, String what) {
+    for (Layout layout : layoutsOf(t)) {
+      if (layout.holds(arrowType)) {
+        return layout;
+      }
+    }
+    throw new TableCacheException(
+        TableCacheException.Kind.SCHEMA_MISMATCH,
+        "decoded column "
+            + ErrorText.text(what)
+            + " does not have the Arrow layout of Spark type "
+            + ErrorText.text(t.simpleString()));
+  }
+
+  /**
+   * The decoded Arrow Java vector, for zero-copy re-caching of a cached table's output; null for
+   * a column read from its native descriptor ({@link #nativeColumn}).
+   */
+  public FieldVector getValueVector() {
+    return (FieldVector) vector;
+  }
+
+  /** The native column read, for zero-copy re-caching; null for a wrapped Arrow Java vector. */
+  public NativeColumn nativeColumn() {
+    return column;
+  }
+
+  @Override
+  public void close() {
+    // The decoded batch owns the vector: FrameDecoder frees it when the task moves on.
+  }
+
+  @Override
+  public boolean hasNull() {
+    return nullCount > 0;
+  }
+
+  @Override
+  public int numNulls() {
+    return nullCount;
+  }
+
+  @Override
+  public boolean isNullAt(int rowId) {
+    return validity != 0 && (Platform.getByte(null, validity + (rowId >>> 3)) & (1 << (rowId & 7))) == 0;
+  }
+
+  @Override
+  public boolean getBoolean(int rowId) {
+    return (Platform.getByte(null, data + (rowId >>> 3)) & (1 << (rowId & 7))) != 0;
+  }
+
+  @Override
+  public byte getByte(int rowId) {
+    return Platform.getByte(null, data + rowId);
+  }
+
+  @Override
+  public short getShort(int rowId) {
+    return Platform.getShort(null, data + 2L * rowId);
+  }
+
+  @Override
+  public int getInt(int rowId) {
+    return Platform.getInt(null, data + 4L * rowId);
+  }
+
+  @Override
+  public long getLong(int rowId) {
+    return Platform.getLong(null, data + 8L * rowId);
+  }
+
+  @Override
+  public float getFloat(int rowId) {
+    return Platform.getFloat(null, data + 4L * rowId);
+  }
+
+  @Override
+  public double getDouble(int rowId) {
+    return Platform.getDouble(null, data + 8L * rowId);
+  }
+
+  @Override
+  public Decimal getDecimal(int rowId, int precision, int scale) {
+    if (isNullAt(rowId)) {
+      return null;
+    }
+    long address = data + 16L * rowId;
+    if (precision <= Decimal.MAX_LONG_DIGITS()) {
+      // Arrow's Decimal128 is a little-endian two's complement integer: a value of at most 18
+      // digits is its low 8 bytes, sign included.
+      return Decimal.createUnsafe(Platform.getLong(null, address), precision, scale);
+    }
+    byte[] bigEndian = new byte[16];
+    for (int i = 0; i < 16; i++) {
+      bigEndian[i] = Platform.getByte(null, address + 15 - i);
+    }
+    return Decimal.apply(new BigDecimal(new BigInteger(bigEndian), scale), precision, scale);
+  }
+
+  /**
+   * The unscaled value of a decimal of at most {@link Decimal#MAX_LONG_DIGITS} digits: what
+   * {@code UnsafeRow} stores for it, read without creating a {@link Decimal} (the generated row
+   * reader writes it as a long). Undefined for wider decimals and other columns.
+   */
+  public long getCompactDecimalUnscaled(int rowId) {
+    return Platform.getLong(null, data + 16L * rowId);
+  }
+
+  @Override
+  public UTF8String getUTF8String(int rowId) {
+    if (isNullAt(rowId)) {
+      return null;
+    }
+    long start = start(rowId);
+    return UTF8String.fromAddress(null, data + start, (int) (end(rowId) - start));
+  }
+
+  @Override
+  public byte[] getBinary(int rowId) {
+    if (isNullAt(rowId)) {
+      return null;
+    }
+    long start = start(rowId);
+    byte[] bytes = new byte[(int) (end(rowId) - start)];
+    Platform.copyMemory(null, data + start, bytes, Platform.BYTE_ARRAY_OFFSET, bytes.length);
+    return bytes;
+  }
+
+  private long start(int rowId) {
+    return layout == Layout.VAR_32
+        ? Platform.getInt(null, offsets + 4L * rowId)
+        : Platform.getLong(null, offsets + 8L * rowId);
+  }
+
+  private long end(int rowId) {
+    return start(rowId + 1);
+  }
+
+  @Override
+  public ColumnarArray getArray(int rowId) {
+    throw notNested();
+  }
+
+  @Override
+  public ColumnarMap getMap(int ordinal) {
+    throw notNested();
+  }
+
+  @Override
+  public ColumnVector getChild(int ordinal) {
+    throw notNested();
+  }
+
+  private UnsupportedOperationException notNested() {
+    return new UnsupportedOperationException(
+        "NativeColumnVector holds only flat columns, not " + ErrorText.text(dataType().simpleString()));
+  }
+}

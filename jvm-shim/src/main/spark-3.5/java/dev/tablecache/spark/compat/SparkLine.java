@@ -1,0 +1,39 @@
+package dev.tablecache.spark.compat;
+
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.SortOrder;
+import org.apache.spark.sql.catalyst.plans.physical.UnknownPartitioning;
+import org.apache.spark.sql.execution.RDDScanExec;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StringType;
+
+/** Spark 3.5 versions of calls that differ from Spark 4 (src/main/spark-4 holds that line's). */
+public final class SparkLine {
+
+  private SparkLine() {}
+
+  /**
+   * Whether string bounds (compared as unsigned bytes) order this string type's values the way
+   * Spark's predicates do. Spark 3.5 has no collations: every string compares as UTF-8 bytes.
+   */
+  public static boolean hasBinaryStringOrdering(DataType t) {
+    return t instanceof StringType;
+  }
+
+  /**
+   * A leaf plan whose output is {@code rows} (Spark's {@code RDDScanExec}, whose constructor
+   * differs between the lines), with no partitioning or ordering promised.
+   */
+  public static SparkPlan rddScan(
+      scala.collection.Seq<Attribute> output, RDD<InternalRow> rows, String name) {
+    return new RDDScanExec(output, rows, name, new UnknownPartitioning(0), emptyOrdering());
+  }
+
+  @SuppressWarnings("unchecked")
+  private static scala.collection.Seq<SortOrder> emptyOrdering() {
+    return (scala.collection.Seq<SortOrder>) (Object) scala.collection.immutable.Nil$.MODULE$;
+  }
+}

@@ -1,0 +1,147 @@
+package dev.tablecache.spark.read;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tablecache.Batches;
+import dev.tablecache.NativeTestBase;
+import dev.tablecache.TableCache;
+import dev.tablecache.TableCacheException;
+import dev.tablecache.jni.NativeColumn;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.DecimalType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@link NativeColumnVector} reads a column the same whether it comes straight from the native
+ * descriptor ({@link NativeColumnVector#of}, no Arrow Java vector) or through the Arrow Java
+ * import ({@link NativeColumnVector#wrap}), for every flat type, with nulls, extremes and
+ * empty batches; a column whose Arrow type is not the Spark type's, or a nested one, is refused
+ * with a clear error and no native handle left behind.
+ */
+class NativeColumnReadTest extends NativeTestBase {
+
+  /** Flat columns of {@link Batches#ALL_FIELDS} and the Spark type each is read as. */
+  private static final int[] COLUMNS = {0, 1, 2, 3, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18};
+
+  private static final DataType[] TYPES = {
+    DataTypes.ByteType,
+    DataTypes.ShortType,
+    DataTypes.IntegerType,
+    DataTypes.LongType,
+    DataTypes.FloatType,
+    DataTypes.DoubleType,
+    DataTypes.StringType,
+    DataTypes.StringType,
+    DataTypes.BinaryType,
+    DataTypes.createDecimalType(10, 2),
+    DataTypes.createDecimalType(38, 0),
+    DataTypes.DateType,
+    DataTypes.TimestampNTZType,
+    DataTypes.TimestampType,
+    DataTypes.BooleanType,
+    DataTypes.LongType,
+    DataTypes.IntegerType,
+  };
+
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1, 9, 130})
+  void readsByAddressAsThroughArrowJava(int rows) {
+    byte[] frame;
+    try (VectorSchemaRoot root = Batches.allTypes(allocator, rows)) {
+      frame = TableCache.serialize(root, null);
+    }
+    NativeColumn[] columns = TableCache.deserializeColumns(frame, COLUMNS);
+    try (VectorSchemaRoot viaArrow = TableCache.deserialize(frame, COLUMNS, allocator)) {
+      for (int c = 0; c < COLUMNS.length; c++) {
+        NativeColumnVector direct = NativeColumnVector.of(columns[c], TYPES[c]);
+        NativeColumnVector wrapped = NativeColumnVector.wrap(viaArrow.getVector(c), TYPES[c]);
+        assertEquals(rows, columns[c].length);
+        assertEquals(wrapped.numNulls(), direct.numNulls(), columns[c].field + " nulls");
+        for (int r = 0; r < rows; r++) {
+          String what = columns[c].field + " row " + r;
+          assertEquals(wrapped.isNullAt(r), direct.isNullAt(r), what);
+          if (!wrapped.isNullAt(r)) {
+            assertSameValue(wrapped, direct, TYPES[c], r, what);
+          }
+        }
+      }
+    } finally {
+      for (NativeColumn c : columns) {
+        c.release();
+      }
+    }
+  }
+
+  private static void assertSameValue(
+      NativeColumnVector expected, NativeColumnVector actual, DataType t, int r, String what) {
+    if (t == DataTypes.ByteType) {
+      assertEquals(expected.getByte(r), actual.getByte(r), what);
+    } else if (t == DataTypes.ShortType) {
+      assertEquals(expected.getShort(r), actual.getShort(r), what);
+    } else if (t == DataTypes.IntegerType || t == DataTypes.DateType) {
+      assertEquals(expected.getInt(r), actual.getInt(r), what);
+    } else if (t == DataTypes.LongType || t == DataTypes.TimestampType || t == DataTypes.TimestampNTZType) {
+      assertEquals(expected.getLong(r), actual.getLong(r), what);
+    } else if (t == DataTypes.FloatType) {
+      assertEquals(Float.floatToRawIntBits(expected.getFloat(r)), Float.floatToRawIntBits(actual.getFloat(r)), what);
+    } else if (t == DataTypes.DoubleType) {
+      assertEquals(
+          Double.doubleToRawLongBits(expected.getDouble(r)), Double.doubleToRawLongBits(actual.getDouble(r)), what);
+    } else if (t == DataTypes.StringType) {
+      assertEquals(expected.getUTF8String(r), actual.getUTF8String(r), what);
+    } else if (t == DataTypes.BinaryType) {
+      assertArrayEquals(expected.getBinary(r), actual.getBinary(r), what);
+    } else if (t instanceof DecimalType) {
+      DecimalType d = (DecimalType) t;
+      assertEquals(
+          expected.getDecimal(r, d.precision(), d.scale()), actual.getDecimal(r, d.precision(), d.scale()), what);
+    } else if (t == DataTypes.BooleanType) {
+      assertEquals(expected.getBoolean(r), actual.getBoolean(r), what);
+    } else {
+      throw new AssertionError("no check for " + t);
+    }
+  }
+
+  @Test
+  void refusesAColumnOfAnotherTypeOrShape() {
+    byte[] frame;
+    try (VectorSchemaRoot root = Batches.allTypes(allocator)) {
+      frame = TableCache.serialize(root, null);
+    }
+    NativeColumn[] longs = TableCache.deserializeColumns(frame, new int[] {3});
+    try {
+      TableCacheException e =
+          assertThrows(TableCacheException.class, () -> NativeColumnVector.of(longs[0], DataTypes.StringType));
+      assertEquals(TableCacheException.Kind.SCHEMA_MISMATCH, e.kind());
+      assertTrue(e.getMessage().contains("string"), e.getMessage());
+    } finally {
+      longs[0].release();
+    }
+    int list = Batches.ALL_FIELDS.indexOf(Batches.LIST);
+    TableCacheException e =
+        assertThrows(TableCacheException.class, () -> TableCache.deserializeColumns(frame, new int[] {3, list}));
+    assertEquals(TableCacheException.Kind.UNSUPPORTED_TYPE, e.kind());
+    assertTrue(e.getMessage().contains("not flat"), e.getMessage());
+    // NativeTestBase checks that no column handle is left.
+  }
+
+  @Test
+  void releasingTwiceFreesOnce() {
+    byte[] frame;
+    try (VectorSchemaRoot root = Batches.allTypes(allocator)) {
+      frame = TableCache.serialize(root, null);
+    }
+    NativeColumn[] columns = TableCache.deserializeColumns(frame, new int[] {7});
+    assertNull(NativeColumnVector.of(columns[0], DataTypes.StringType).getValueVector());
+    columns[0].release();
+    columns[0].release(); // NativeTestBase checks the handle count: freed once, not twice
+  }
+}

@@ -1,0 +1,65 @@
+package dev.tablecache.spark.write;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tablecache.Encoding;
+import dev.tablecache.EncodingPolicy;
+import dev.tablecache.TableCacheException;
+import dev.tablecache.spark.TableCacheConf;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import org.apache.spark.sql.internal.SQLConf;
+import org.junit.jupiter.api.Test;
+
+/** The encoding key of {@link TableCacheConf}, and its trip to tasks in {@link WriteSettings}. */
+class TableCacheConfTest {
+
+  private static WriteSettings settings(String encoding) {
+    SQLConf conf = new SQLConf();
+    if (encoding != null) {
+      conf.setConfString(TableCacheConf.ENCODING, encoding);
+    }
+    return TableCacheConf.writeSettings(conf);
+  }
+
+  private static EncodingPolicy policy(String encoding) {
+    return settings(encoding).options().encodingPolicy();
+  }
+
+  @Test
+  void encodingDefaultsToAuto() {
+    assertEquals(EncodingPolicy.AUTO, policy(null));
+  }
+
+  @Test
+  void encodingIsParsedLeniently() {
+    assertEquals(EncodingPolicy.AUTO, policy(" Auto "));
+    assertEquals(EncodingPolicy.pinned(Encoding.PLAIN), policy(" Plain "));
+    assertEquals(EncodingPolicy.pinned(Encoding.BYTE_STREAM_SPLIT), policy("byte-stream-split"));
+    TableCacheException e = assertThrows(TableCacheException.class, () -> settings("delta"));
+    assertTrue(e.getMessage().contains("delta"), e.getMessage());
+  }
+
+  @Test
+  void encodingSurvivesSerialization() throws Exception {
+    // Tasks rebuild WriteOptions from the plain fields (the options themselves are transient).
+    for (String encoding : new String[] {"plain", "byte_stream_split", "auto", null}) {
+      WriteSettings sent = settings(encoding);
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+        out.writeObject(sent);
+      }
+      WriteSettings received;
+      try (ObjectInputStream in =
+          new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+        received = (WriteSettings) in.readObject();
+      }
+      assertEquals(sent.options(), received.options(), encoding);
+      assertEquals(policy(encoding), received.options().encodingPolicy(), encoding);
+    }
+  }
+}
