@@ -4,9 +4,6 @@ import dev.tablecache.CacheFormat;
 import dev.tablecache.Codec;
 import dev.tablecache.EncodingPolicy;
 import dev.tablecache.WriteOptions;
-import dev.tablecache.spark.engine.foreign.ForeignBatchGuard;
-import dev.tablecache.spark.plan.CachedAggregateRule;
-import dev.tablecache.spark.plan.ColumnarCacheReadRule;
 import dev.tablecache.spark.write.WriteSettings;
 import java.util.Locale;
 import org.apache.spark.sql.internal.SQLConf;
@@ -41,13 +38,13 @@ public final class TableCacheConf {
   public static final String ON_UNAVAILABLE = PREFIX + "onUnavailable";
   /**
    * true | false: with {@link TableCacheExtensions} installed, read caches through columnar
-   * whole-stage code ({@link ColumnarCacheReadRule}); a runtime switch for that rule.
+   * whole-stage code ({@code plan.ColumnarCacheReadRule}); a runtime switch for that rule.
    */
   static final String COLUMNAR_READ = PREFIX + "columnarRead";
   /**
    * true | false: with {@link TableCacheExtensions} installed, answer the partial {@code count},
    * {@code min} and {@code max} of a global aggregate over a cache from each frame's stats,
-   * decoding only what the stats cannot give ({@link CachedAggregateRule}).
+   * decoding only what the stats cannot give ({@code plan.CachedAggregateRule}).
    */
   static final String AGGREGATES_FROM_STATS = PREFIX + "aggregatesFromStats";
   /**
@@ -57,7 +54,7 @@ public final class TableCacheConf {
   public static final String UNSAFE_ROW_INPUT = PREFIX + "unsafeRowInput";
   /**
    * true | false: take columnar input batches (true, except from engines whose batches cannot be
-   * read through ColumnVector, see {@link ForeignBatchGuard}); false: always build caches from
+   * read through ColumnVector, see {@code engine.foreign.ForeignBatchGuard}); false: always build caches from
    * rows, keeping any engine's columnar-to-row transition. Read when a cache is defined.
    */
   public static final String COLUMNAR_INPUT = PREFIX + "columnarInput";
@@ -106,12 +103,12 @@ public final class TableCacheConf {
         boolConf(conf, TEST_CORRUPT_FRAMES, false));
   }
 
-  /** Whether {@link ColumnarCacheReadRule} rewrites plans in this session. */
+  /** Whether {@code plan.ColumnarCacheReadRule} rewrites plans in this session. */
   public static boolean columnarRead(SQLConf conf) {
     return boolConf(conf, COLUMNAR_READ, true);
   }
 
-  /** Whether {@link CachedAggregateRule} rewrites plans in this session. */
+  /** Whether {@code plan.CachedAggregateRule} rewrites plans in this session. */
   public static boolean aggregatesFromStats(SQLConf conf) {
     return boolConf(conf, AGGREGATES_FROM_STATS, true);
   }

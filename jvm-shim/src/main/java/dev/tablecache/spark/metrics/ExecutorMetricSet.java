@@ -3,13 +3,12 @@ package dev.tablecache.spark.metrics;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Metric;
 import com.codahale.metrics.MetricSet;
-import dev.tablecache.spark.TableCachePlugin;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The names under which {@link TableCachePlugin} publishes this executor's tablecache metrics
+ * The names under which {@code TableCachePlugin} publishes this executor's tablecache metrics
  * (README, "Metrics", lists them). Spark prefixes each with {@code
  * <namespace>.<executorId>.plugin.dev.tablecache.spark.TableCachePlugin.}.
  */

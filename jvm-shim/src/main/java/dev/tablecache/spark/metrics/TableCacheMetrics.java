@@ -1,14 +1,13 @@
 package dev.tablecache.spark.metrics;
 
 import dev.tablecache.CacheFormat;
-import dev.tablecache.spark.TableCachePlugin;
 
 /**
  * JVM-wide counters of this executor's cache work, since the JVM started: how many frames of each
  * format were written and how large, how many batches the stats filter skipped, how many were
  * decoded, how long encoding and decoding took, and whether every decoded batch's native memory
  * was released. Tests read them directly; operators read them through Spark's metrics system
- * when {@link TableCachePlugin} is enabled ({@link ExecutorMetricSet} names them). Each update is
+ * when {@code TableCachePlugin} is enabled ({@link ExecutorMetricSet} names them). Each update is
  * per batch, never per row.
  */
 public final class TableCacheMetrics {

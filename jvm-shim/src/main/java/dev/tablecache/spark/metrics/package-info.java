@@ -5,7 +5,7 @@
  * dev.tablecache.spark.metrics.ExecutorMetricSet} (the names under which {@code TableCachePlugin}
  * publishes them in Spark's metrics system).
  *
- * <p>May use: Dropwizard metrics, {@code dev.tablecache.jni} (allocation figures), and {@code
- * spark.TableCachePlugin}. Nothing else may be needed to count.
+ * <p>May use: Dropwizard metrics and {@code dev.tablecache.jni} (allocation figures): every other
+ * package counts, so this one uses none of them.
  */
 package dev.tablecache.spark.metrics;

@@ -1,7 +1,6 @@
 package dev.tablecache.spark.write;
 
 import dev.tablecache.WriteOptions;
-import dev.tablecache.spark.TableCacheConf;
 import java.io.Serializable;
 
 /**
@@ -25,7 +24,7 @@ public final class WriteSettings implements Serializable {
   final boolean unsafeRowInput;
   public final String timeZoneId;
   /**
-   * Fault injection for the fault suite ({@link TableCacheConf#TEST_CORRUPT_FRAMES}): every
+   * Fault injection for the fault suite ({@code spark.tablecache.test.corruptFrames}): every
    * written frame gets one flipped byte, as a broken writer would produce.
    */
   final boolean corruptFrames;
