@@ -137,13 +137,14 @@ install_suite() {
       --conf spark.sql.cache.serializer=dev.tablecache.spark.NativeCachedBatchSerializer \
       --conf spark.ui.enabled=false --conf spark.log.level=WARN "${fast[@]}" \
       "$ROOT/tests/e2e_install.py" submit "$release_dir/maven" "$coordinate" || ok=1
-  timed "pyspark $version install: spark.jars.packages" "$venv/bin/python" \
+  # Plain python: C1 only through the JVM's own variable, not a Spark setting.
+  timed "pyspark $version install: spark.jars.packages" env JDK_JAVA_OPTIONS=-XX:TieredStopAtLevel=1 "$venv/bin/python" \
       "$ROOT/tests/e2e_install.py" builder "$release_dir/maven" "$coordinate" \
       "$work/ivy-builder" 'local[2]' || ok=1
   if timed "pyspark $version install: fresh venv, pip" \
       fresh_wheel_venv "$version" "$work/venv" "$tc_version"; then
     # That virtualenv's own PySpark, not the one pyspark_env exported.
-    timed "pyspark $version install: tablecache.configure" env -u SPARK_HOME \
+    timed "pyspark $version install: tablecache.configure" env -u SPARK_HOME JDK_JAVA_OPTIONS=-XX:TieredStopAtLevel=1 \
         PYSPARK_PYTHON="$work/venv/bin/python" PYSPARK_DRIVER_PYTHON="$work/venv/bin/python" \
         "$work/venv/bin/python" "$ROOT/tests/e2e_install.py" wheel 'local[2]' || ok=1
   else
