@@ -121,7 +121,7 @@ for entry in "${lines[@]}"; do
 
   # Sources and javadoc (the plugins in jvm-shim/pom.xml; javadoc at the line's --release).
   rm -f "$build_dir"/tablecache-"$version"-spark"${line}_$scala"-{sources,javadoc}.jar
-  (cd jvm-shim && mvn -B -q -Pspark-"$line" -Dtablecache.skipNative=true \
+  (cd jvm-shim && mvn -B -q -Dstyle.color=never -Pspark-"$line" -Dtablecache.skipNative=true \
     generate-sources source:jar-no-fork javadoc:jar)
 
   dir="$maven_dir/${group//.//}/$artifact/$version"

@@ -12,9 +12,10 @@ three ways, named by the first argument:
                              tablecache.configure(SparkSession.builder) and nothing else
 Each checks that the jar Spark got is the staged one (the same bytes as REPO's artifact, from
 the fresh ivy cache; or the one inside the installed wheel), caches a small type-matrix table
-and compares every query with the uncached rows, and shows the cache is native: every cached
-batch Spark stores is a dev.tablecache.spark.NativeCachedBatch (the fallback stores Spark's
-DefaultCachedBatch). Prints "e2e-install: N passed, N failed" last.
+and compares every query with the uncached rows, checks the columnar read rule loaded from the
+jar (once; on Spark 3.5 only where configure() names it in spark.sql.extensions), and shows the
+cache is native: every cached batch Spark stores is a dev.tablecache.spark.NativeCachedBatch (the
+fallback stores Spark's DefaultCachedBatch). Prints "e2e-install: N passed, N failed" last.
 """
 
 import hashlib
@@ -118,6 +119,15 @@ def main():
         check("serializer", spark.conf.get("spark.sql.cache.serializer") == SERIALIZER,
               spark.conf.get("spark.sql.cache.serializer"))
         check_jar(check, spark, way, args)
+        # The jar's META-INF/services registers the columnar read rule; Spark 4 loads it from a
+        # jar however it arrived, Spark 3.5's PySpark only through spark.sql.extensions, which
+        # configure() sets there.
+        rules = spark._jsparkSession.sessionState().columnarRules()
+        ours = [n for n in (rules.apply(i).getClass().getName() for i in range(rules.size()))
+                if n.startswith("dev.tablecache.")]
+        expected_rules = 0 if spark.version.startswith("3.") and way != "wheel" else 1
+        check(f"our columnar rule installed {expected_rules} time(s)",
+              len(ours) == expected_rules, ours)
 
         sql = type_matrix_sql(source=f"range(0, {ROWS}, 1, 6)")
         spark.sql(sql).createOrReplaceTempView("t")
