@@ -22,7 +22,8 @@
 # its SHA256SUMS and a PEP 503 simple index (PYTHON_DIR/simple/), so either of
 #   pip install --no-index --find-links PYTHON_DIR tablecache
 #   pip install --index-url file://PYTHON_DIR/simple tablecache
-# installs it. One version number throughout (scripts/lib/versions.sh: Cargo, the native
+# installs it. Then Maven itself resolves every staged artifact back (strict checksums, a
+# throwaway local repository) and must get the same bytes and nothing more. One version number throughout (scripts/lib/versions.sh: Cargo, the native
 # library's handshake, the pom, the wheel); the script fails, naming each, when they disagree.
 # Publishing (signing, uploading to a remote repository or index) is not done here.
 set -euo pipefail
@@ -57,8 +58,8 @@ done
 if [[ -z "$rebuild" ]]; then
   if [[ ! -f "$wheel" ]]; then
     rebuild="missing $wheel"
-  elif [[ -n "$(find python/src python/pyproject.toml python/README.md python/LICENSE -type f \
-                  "$(jar_of 4 2.13)" "$(jar_of 3.5 2.12)" -newer "$wheel" -print -quit)" ]]; then
+  elif [[ -n "$(find python/src python/pyproject.toml python/README.md python/LICENSE \
+                  "$(jar_of 4 2.13)" "$(jar_of 3.5 2.12)" -type f -newer "$wheel" -print -quit)" ]]; then
     rebuild="$wheel is older than its sources"
   fi
 fi
@@ -194,6 +195,42 @@ EOF
     done
   done
 done
+
+# Maven's own resolver reads the staged repository back as a consumer would: a throwaway project
+# that depends on each staged jar, sources and javadoc (and, through each POM, on whatever it
+# declares: nothing), resolved with strict checksums (-C fails on any mismatch) into a throwaway
+# local repository (never ~/.m2, where Spark's --packages would look first), copied out and
+# compared byte for byte with the staged files.
+verify="$(mktemp -d)"
+trap 'rm -rf "$verify"' EXIT
+{
+  printf '<project xmlns="http://maven.apache.org/POM/4.0.0">\n  <modelVersion>4.0.0</modelVersion>\n'
+  printf '  <groupId>local</groupId><artifactId>verify-release</artifactId><version>0</version>\n'
+  printf '  <repositories><repository><id>staged</id><url>file://%s</url></repository></repositories>\n' "$maven_dir"
+  printf '  <dependencies>\n'
+  for entry in "${lines[@]}"; do
+    set -- $entry
+    for classifier in "" sources javadoc; do
+      printf '    <dependency><groupId>%s</groupId><artifactId>tablecache-spark%s_%s</artifactId><version>%s</version>%s</dependency>\n' \
+        "$group" "$1" "$2" "$version" "${classifier:+<classifier>$classifier</classifier>}"
+    done
+  done
+  printf '  </dependencies>\n  <build><plugins><plugin><groupId>org.apache.maven.plugins</groupId>'
+  printf '<artifactId>maven-dependency-plugin</artifactId><version>3.8.1</version></plugin></plugins></build>\n</project>\n'
+} >"$verify/pom.xml"
+(cd "$verify" && mvn -B -q -C -Dstyle.color=never -Dmaven.repo.local="$verify/m2" \
+  dependency:copy-dependencies -DoutputDirectory="$verify/got") \
+  || { echo "release: Maven cannot resolve the staged artifacts from $maven_dir" >&2; exit 1; }
+for entry in "${lines[@]}"; do
+  set -- $entry
+  artifact="tablecache-spark$1_$2"
+  for suffix in "" -sources -javadoc; do
+    cmp "$verify/got/$artifact-$version$suffix.jar" "$maven_dir/${group//.//}/$artifact/$version/$artifact-$version$suffix.jar"
+  done
+done
+[[ "$(ls "$verify/got" | wc -l)" == 6 ]] \
+  || { echo "release: resolving the staged artifacts brought in more than they are:" $(ls "$verify/got") >&2; exit 1; }
+echo "release: Maven resolves both artifacts (jar, sources, javadoc; no dependencies) with strict checksums"
 
 # The wheel, its checksum and a simple index.
 wheel_version="$(unzip -p "$wheel" "tablecache-$version.dist-info/METADATA" | sed -n 's/^Version: //p')"
