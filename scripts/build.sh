@@ -15,6 +15,9 @@
 # CARGO_TARGET_DIR, when set, is where cargo builds (and where the jars take the libraries from).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One version for Cargo (and the native handshake), the pom (the jar's handshake) and the wheel.
+. scripts/lib/versions.sh
+tablecache_version >/dev/null
 . scripts/lib/aarch64-env.sh
 cargo build --release -p tablecache-jni
 target_dir="${CARGO_TARGET_DIR:-target}"
@@ -53,9 +56,6 @@ fi
 # The wheel (python/): pure Python plus both jars as package data. pip builds it with setuptools
 # fetched from PyPI into an isolated build environment.
 if [ -f python/pyproject.toml ]; then
-  version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)"
-  grep -q "^version = \"$version\"$" python/pyproject.toml \
-    || { echo "python/pyproject.toml's version differs from Cargo.toml's ($version)" >&2; exit 1; }
   rm -rf python/src/tablecache/jars python/build && mkdir -p python/src/tablecache/jars
   cp jvm-shim/target/spark-*/tablecache-*-spark*_2.1?.jar python/src/tablecache/jars/
   rm -f target/python/tablecache-*.whl

@@ -38,13 +38,24 @@
 #     top-n, windows, joins, unions, subqueries, a cache of a cache, nested types; AQE on and
 #     off) with Comet's own cache and then ours on local[2] and local-cluster[2,1,1024], each
 #     result equal to the uncached query and to Comet's own cache's.
+#   - the install paths (suite "install") on E2E_INSTALL_VERSIONS (default: the first 3.5.x and
+#     the last 4.x of PYSPARK_VERSIONS), each against what scripts/release.sh stages once per run
+#     into a temporary directory, each resolving its own line's artifact with a fresh ivy cache:
+#     twine check --strict on the staged wheel (pinned twine under $CARGO_TARGET_DIR/pytools);
+#     tests/e2e_install.py through spark-submit --packages dev.tablecache:<artifact>:<version>
+#     --repositories file://<staged repo> with only the serializer set; from plain python with
+#     spark.jars.packages and spark.jars.repositories in the builder; and in a fresh virtualenv
+#     with pip install --no-index --find-links <staged dir> tablecache, then pyspark==VERSION
+#     after it, then tablecache.configure(SparkSession.builder). Each caches a small table,
+#     compares it with the uncached rows and checks every stored batch is native (not the
+#     fallback's), printing "e2e-install: N passed, N failed".
 # Only spark.sql.cache.serializer is set (the one-setting set-up users get from the README).
 # The script exits non-zero if any run fails, and prints the wall time of each run.
 #
 #   tests/run_e2e.sh                          # build the jars if missing, run every version
 #   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
 #   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "loading", "faults",
-#                                             # "damage", "memory", "metrics", "comet")
+#                                             # "damage", "memory", "metrics", "comet", "install")
 #   E2E_FAULT_VERSIONS="3.5.9 4.3.0" tests/run_e2e.sh   # fault suite on one version per jar only
 #   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite (default: smoke)
 #   TABLECACHE_JAR=/path/to/tablecache.jar PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh
@@ -52,11 +63,14 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
-SUITES="${E2E_SUITES:-cache loading faults damage memory metrics comet}"
+SUITES="${E2E_SUITES:-cache loading faults damage memory metrics comet install}"
 FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$VERSIONS}"
 DAMAGE_VERSIONS="${E2E_DAMAGE_VERSIONS:-3.5.9 4.3.0}"
+# One version per jar line: the first 3.5.x and the last 4.x asked for.
+INSTALL_VERSIONS="${E2E_INSTALL_VERSIONS:-$(printf '%s\n' $VERSIONS | grep -m1 '^3\.5\.' || true) $(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)}"
 source "$ROOT/scripts/lib/pyspark-env.sh"
 source "$ROOT/scripts/lib/comet-env.sh"
+source "$ROOT/scripts/lib/versions.sh"
 
 status=0
 timings=()
@@ -67,6 +81,77 @@ timed() {
   "$@" || rc=$?
   timings+=("$(printf '%-44s %4ds  %s' "$label" $((SECONDS - began)) "$([[ $rc == 0 ]] && echo ok || echo FAILED)")")
   return $rc
+}
+
+# The install suite's release, staged once per run (scripts/release.sh) with the wheel checked
+# by a pinned twine; release_dir is removed on exit.
+release_dir=""
+release_state=""
+stage_release() {
+  local pytools="${CARGO_TARGET_DIR:-$ROOT/target}/pytools"
+  release_dir="$(mktemp -d)"
+  trap 'rm -rf "$release_dir"' EXIT
+  "$ROOT/scripts/release.sh" "$release_dir/maven" "$release_dir/python" || return 1
+  if [[ ! -x "$pytools/bin/twine" ]]; then
+    [[ -x "$pytools/bin/pip" ]] || "${PYTHON:-python3}" -m venv "$pytools"
+    "$pytools/bin/pip" install -q --disable-pip-version-check twine==6.2.0
+  fi
+  "$pytools/bin/twine" check --strict "$release_dir"/python/tablecache-*.whl
+}
+
+# A fresh virtualenv VENV with tablecache from the staged --find-links directory, and then
+# pyspark==VERSION after it (pip's cache makes the second install quick); the staged simple
+# index must serve the same wheel.
+fresh_wheel_venv() {
+  local version="$1" venv="$2" tc_version="$3" got
+  "${PYTHON:-python3}" -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-index \
+    --find-links "$release_dir/python" tablecache
+  "$venv/bin/pip" install -q --disable-pip-version-check "pyspark==$version"
+  got="$("$venv/bin/python" -c 'from importlib import metadata; print(metadata.version("tablecache"), metadata.version("pyspark"))')"
+  [[ "$got" == "$tc_version $version" ]] \
+    || { echo "fresh virtualenv has tablecache and pyspark $got, not $tc_version $version" >&2; return 1; }
+  "$venv/bin/pip" download -q --disable-pip-version-check --no-deps -d "$venv/index-download" \
+    --index-url "file://$release_dir/python/simple" tablecache
+  cmp "$venv/index-download/$(basename "$release_dir"/python/tablecache-*.whl)" \
+    "$release_dir"/python/tablecache-*.whl
+}
+
+# The install suite for one PySpark version (its virtualenv from pyspark_env).
+install_suite() {
+  local version="$1" venv="$2" tc_version artifact coordinate work ok=0
+  local -a fast
+  tc_version="$(tablecache_version)" || return 1
+  case "$version" in
+    3.5.*) artifact=tablecache-spark3.5_2.12 ;;
+    *) artifact=tablecache-spark4_2.13 ;;
+  esac
+  coordinate="dev.tablecache:$artifact:$tc_version"
+  work="$release_dir/pyspark-$version"
+  mkdir -p "$work"
+  fast=(--driver-java-options -XX:TieredStopAtLevel=1
+        --conf spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1)
+  timed "pyspark $version install: --packages" "$venv/bin/spark-submit" \
+      --master 'local-cluster[1,1,1024]' --packages "$coordinate" \
+      --repositories "file://$release_dir/maven" --conf "spark.jars.ivy=$work/ivy-submit" \
+      --conf spark.sql.cache.serializer=dev.tablecache.spark.NativeCachedBatchSerializer \
+      --conf spark.ui.enabled=false --conf spark.log.level=WARN "${fast[@]}" \
+      "$ROOT/tests/e2e_install.py" submit "$release_dir/maven" "$coordinate" || ok=1
+  # Plain python: C1 only through the JVM's own variable, not a Spark setting.
+  timed "pyspark $version install: spark.jars.packages" env JDK_JAVA_OPTIONS=-XX:TieredStopAtLevel=1 "$venv/bin/python" \
+      "$ROOT/tests/e2e_install.py" builder "$release_dir/maven" "$coordinate" \
+      "$work/ivy-builder" 'local[2]' || ok=1
+  if timed "pyspark $version install: fresh venv, pip" \
+      fresh_wheel_venv "$version" "$work/venv" "$tc_version"; then
+    # That virtualenv's own PySpark, not the one pyspark_env exported.
+    timed "pyspark $version install: tablecache.configure" env -u SPARK_HOME JDK_JAVA_OPTIONS=-XX:TieredStopAtLevel=1 \
+        PYSPARK_PYTHON="$work/venv/bin/python" PYSPARK_DRIVER_PYTHON="$work/venv/bin/python" \
+        "$work/venv/bin/python" "$ROOT/tests/e2e_install.py" wheel 'local[2]' || ok=1
+  else
+    ok=1
+  fi
+  rm -rf "$work"
+  return $ok
 }
 
 for version in $VERSIONS; do
@@ -164,6 +249,20 @@ for version in $VERSIONS; do
         --conf "spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1 $jmx" \
         "$ROOT/tests/e2e_metrics.py" "$port"; then
       echo "run_e2e: FAILED for pyspark $version (metrics)" >&2
+      status=1
+    fi
+  fi
+  if [[ " $SUITES " == *" install "* && " $INSTALL_VERSIONS " == *" $version "* ]]; then
+    echo "run_e2e: pyspark $version, installed from a staged release (--packages, spark.jars.packages, pip)"
+    if [[ -z "$release_state" ]]; then
+      release_state=staged
+      timed "install: scripts/release.sh, twine check" stage_release || release_state=failed
+    fi
+    if [[ "$release_state" == failed ]]; then
+      echo "run_e2e: FAILED for pyspark $version (install: staging the release failed)" >&2
+      status=1
+    elif ! install_suite "$version" "$venv"; then
+      echo "run_e2e: FAILED for pyspark $version (install)" >&2
       status=1
     fi
   fi
