@@ -72,6 +72,41 @@ fn fixed_tree(
     Some(())
 }
 
+/// For each buffer of `data_type`'s tree (traversal order), the size `rows` rows of it take when
+/// the row count sets it: buffers of the top node and of struct fields and fixed-size-list items
+/// below it (validity and boolean values `ceil(r / 8)`, values `r × width`, offsets
+/// `(r + 1) × width`); `None` for value bytes and for everything under a list, map or dictionary.
+/// A V4 body's buffers are held to these (`body_v4::expansion_allowed`).
+pub(crate) fn row_bounds(data_type: &DataType, rows: u64) -> Vec<Option<u64>> {
+    let mut out = Vec::new();
+    row_bounds_into(data_type, Some(rows), &mut out);
+    out
+}
+
+fn row_bounds_into(data_type: &DataType, rows: Option<u64>, out: &mut Vec<Option<u64>>) {
+    let Ok(node) = Layout::of(data_type) else {
+        return;
+    };
+    for kind in node.buffers() {
+        out.push(rows.and_then(|r| match kind {
+            BufferKind::Validity | BufferKind::Bits => Some(r.div_ceil(8)),
+            BufferKind::Values(w) => r.checked_mul(w as u64),
+            BufferKind::Offsets(w) => r.checked_add(1)?.checked_mul(w as u64),
+            BufferKind::Bytes => None,
+        }));
+    }
+    let child_rows = match (node, data_type) {
+        (Layout::Struct, _) => rows,
+        (Layout::FixedSizeList, DataType::FixedSizeList(_, size)) => {
+            rows.and_then(|r| r.checked_mul(u64::try_from(*size).ok()?))
+        }
+        _ => None,
+    };
+    for child in layout::children(data_type) {
+        row_bounds_into(child, child_rows, out);
+    }
+}
+
 fn pad8_u64(n: u64) -> Option<u64> {
     let n = usize::try_from(n).ok()?;
     n.checked_add(7)?;
@@ -83,6 +118,7 @@ fn pad8_u64(n: u64) -> Option<u64> {
 pub(crate) fn check_columns<'e>(
     schema: &Schema,
     rows: u32,
+    self_describing: bool,
     entries: impl IntoIterator<Item = (usize, &'e DirectoryEntry)>,
 ) -> Result<()> {
     let mut total = 0u64;
@@ -93,6 +129,9 @@ pub(crate) fn check_columns<'e>(
         })?;
         let declared = u64::from(entry.raw_len);
         if let Some(max) = fixed_body_len(field.data_type(), u64::from(rows)) {
+            // A V4 body's descriptors take 8 bytes more per buffer than a plain body's lengths,
+            // and no stored buffer is longer than its decoded form.
+            let max = max + descriptor_allowance(field.data_type(), self_describing);
             if declared > max {
                 return Err(Error::OverBudget(format!(
                     "column {index} ({}) declares {declared} decoded bytes, but {rows} rows of it \
@@ -104,6 +143,14 @@ pub(crate) fn check_columns<'e>(
         total += declared;
     }
     check_total(total)
+}
+
+/// The stored bytes a V4 body of `data_type` has beyond its plain body's size: 8 per buffer.
+fn descriptor_allowance(data_type: &DataType, self_describing: bool) -> u64 {
+    if !self_describing {
+        return 0;
+    }
+    layout::counts(data_type).map_or(0, |(_, buffers)| 8 * buffers as u64)
 }
 
 /// Checks that one whole-batch payload (V2) of a frame of `rows` rows over `schema` declares

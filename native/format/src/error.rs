@@ -73,7 +73,7 @@ pub enum Error {
         found: [u8; 4],
     },
     /// The version byte is not one this reader knows.
-    #[error("unsupported frame version {0} (this reader knows 2 and 3)")]
+    #[error("unsupported frame version {0} (this reader knows 2, 3 and 4)")]
     UnsupportedVersion(u8),
     /// Reserved flag bits or an unknown checksum kind are set.
     #[error("unsupported frame flags 0x{0:02x} (written by a newer tablecache?)")]
@@ -130,6 +130,12 @@ pub enum Error {
     /// The encoding id is unknown.
     #[error("unsupported encoding id {0} (known: {known})", known = crate::encodings::Encoding::known())]
     UnsupportedEncoding(u8),
+    /// A V4 buffer descriptor names a buffer encoding this reader does not know.
+    #[error("unsupported buffer encoding id {0} (known: {known})", known = crate::lightweight::BufferEncoding::known())]
+    UnsupportedBufferEncoding(u8),
+    /// An encoded buffer of a V4 body is malformed.
+    #[error("corrupt encoded buffer: {0}")]
+    CorruptEncoding(String),
     /// Decompression failed or produced the wrong size.
     #[error("cannot decompress {what}: {reason}")]
     Decompression {
@@ -207,14 +213,15 @@ impl Error {
             | Error::CorruptStats(_)
             | Error::InvalidData { .. }
             | Error::OverBudget(_)
+            | Error::CorruptEncoding(_)
             | Error::CorruptLegacy(_) => ErrorKind::CorruptFrame,
             Error::ChecksumMismatch { .. } => ErrorKind::ChecksumMismatch,
             Error::UnsupportedVersion(_) | Error::UnsupportedFlags(_) => {
                 ErrorKind::UnsupportedVersion
             }
-            Error::UnsupportedCodec(_) | Error::UnsupportedEncoding(_) => {
-                ErrorKind::UnsupportedCodec
-            }
+            Error::UnsupportedCodec(_)
+            | Error::UnsupportedEncoding(_)
+            | Error::UnsupportedBufferEncoding(_) => ErrorKind::UnsupportedCodec,
             Error::SchemaMismatch(_) => ErrorKind::SchemaMismatch,
             Error::ColumnOutOfRange { .. } | Error::NegativeColumn(_) => {
                 ErrorKind::ColumnOutOfRange

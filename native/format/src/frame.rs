@@ -108,7 +108,7 @@ impl Header {
     /// Where the metadata ends (header, schema, stats, directory), for a frame of `format`.
     pub fn metadata_end(&self, format: Format) -> Option<usize> {
         let entries = match format {
-            Format::V3 => self.column_count as usize,
+            Format::V3 | Format::V4 => self.column_count as usize,
             _ => 1,
         };
         header::LEN
@@ -144,6 +144,8 @@ pub enum Format {
     V2,
     /// Framed, one payload per column.
     V3,
+    /// V3's layout with column bodies that state each buffer's encoding (FORMAT.md §3.2).
+    V4,
 }
 
 impl Format {
@@ -153,6 +155,7 @@ impl Format {
             Format::Legacy => None,
             Format::V2 => Some(2),
             Format::V3 => Some(3),
+            Format::V4 => Some(4),
         }
     }
 }
@@ -192,6 +195,7 @@ pub fn detect(bytes: &[u8]) -> Result<Format> {
     match cur.u8("version")? {
         2 => Ok(Format::V2),
         3 => Ok(Format::V3),
+        4 => Ok(Format::V4),
         other => Err(Error::UnsupportedVersion(other)),
     }
 }
@@ -241,18 +245,20 @@ pub struct Frame<'a> {
     bytes: &'a [u8],
 }
 
-/// Where the metadata of a V3 frame ends (header, schema, stats and directory), from its first
+/// Where the metadata of a V3 or V4 frame ends (header, schema, stats and directory), from its first
 /// [`HEADER_LEN`] bytes; `None` for anything else (V2, legacy, or a header too short to say),
 /// whose readers need every byte. Nothing is checked here: [`Frame::parse`] does that.
-pub(crate) fn v3_metadata_end(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn per_column_metadata_end(bytes: &[u8]) -> Option<usize> {
     if bytes.get(..4)? != MAGIC {
         return None;
     }
     let header = Header::decode(bytes)?;
-    if header.version != 3 {
-        return None;
-    }
-    header.metadata_end(Format::V3)
+    let format = match header.version {
+        3 => Format::V3,
+        4 => Format::V4,
+        _ => return None,
+    };
+    header.metadata_end(format)
 }
 
 impl<'a> Frame<'a> {
@@ -306,7 +312,7 @@ impl<'a> Frame<'a> {
             )));
         }
         let entries = match format {
-            Format::V3 => column_count as usize,
+            Format::V3 | Format::V4 => column_count as usize,
             _ => 1,
         };
         let schema_bytes = cur.take(schema_len, "schema section")?;
@@ -341,6 +347,7 @@ impl<'a> Frame<'a> {
             frame_len - payload_start,
             checksum,
             flags & FLAG_ENCODED != 0,
+            format == Format::V4,
         )?;
         // Stats before the schema, as the pure-Java parser does (it decodes the schema lazily):
         // a frame bad in both places reports the same kind on both sides.
@@ -473,6 +480,7 @@ fn parse_directory(
     payload_len: usize,
     checksum: ChecksumKind,
     encoded_flag: bool,
+    self_describing: bool,
 ) -> Result<Vec<DirectoryEntry>> {
     let mut entries = Vec::with_capacity(bytes.len() / DIRECTORY_ENTRY_LEN);
     let mut expected_offset: u64 = 0;
@@ -493,6 +501,11 @@ fn parse_directory(
         let codec = StoredCodec::from_id(codec_id)?;
         let encoding =
             Encoding::from_stored(encoding_id).ok_or(Error::UnsupportedEncoding(encoding_id))?;
+        if encoding != Encoding::Plain && self_describing {
+            return Err(bad(format!(
+                "encoding {encoding_id} in a V4 entry (V4 bodies state their own encodings)"
+            )));
+        }
         if encoding != Encoding::Plain && !encoded_flag {
             return Err(bad("encoded, but the ENCODED flag is clear".into()));
         }

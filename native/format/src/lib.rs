@@ -1,7 +1,9 @@
 //! tablecache-format: the cached-batch format of tablecache, Spark's native in-memory
 //! table-cache serializer.
 //!
-//! A cached batch is one of three formats (see `docs/FORMAT.md`):
+//! A cached batch is one of four formats (see `docs/FORMAT.md`):
+//! * **V4**: V3's layout, with column bodies that state each buffer's encoding (constant,
+//!   frame of reference, delta, dictionary, byte stream split, plain), chosen per buffer.
 //! * **V3**: per-column payloads behind an offset directory, so a query reading
 //!   one column decodes one column; optional partition stats.
 //! * **V2**: stats plus one whole-batch payload, decoded eagerly.
@@ -15,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod body;
+mod body_v4;
 pub mod budget;
 mod codec;
 mod cursor;
@@ -23,6 +26,7 @@ mod error;
 mod frame;
 pub mod layout;
 mod legacy;
+mod lightweight;
 pub mod names;
 mod payload;
 pub mod raw_strings;
@@ -41,6 +45,7 @@ pub use frame::{
     detect, directory_entry, header, meta_checksum, ChecksumKind, DirectoryEntry, Format, Frame,
     Header, DIRECTORY_ENTRY_LEN, HEADER_LEN, IPC_CONTINUATION, MAGIC,
 };
-pub use read::{decode, decode_fetched};
+pub use lightweight::BufferEncoding;
+pub use read::{buffer_encodings, decode, decode_fetched};
 pub use select::EncodingPolicy;
 pub use write::{write, write_interned, WriteOptions};

@@ -2,7 +2,10 @@
 //! stored raw or compressed, and described by a directory entry. The frame around the payloads
 //! (header, schema, stats, directory) is laid out by [`crate::write`].
 
+use arrow_schema::DataType;
+
 use crate::body::BodyParts;
+use crate::body_v4;
 use crate::budget;
 use crate::codec::{self, Codec, StoredCodec, MAX_PAYLOAD};
 use crate::cursor::to_u32;
@@ -64,13 +67,37 @@ impl PayloadWriter {
             }
         };
         self.any_encoded |= encoding != Encoding::Plain;
+        self.finish_entry(
+            raw_len as u64,
+            raw_len,
+            stored_codec,
+            encoding,
+            out,
+            start,
+            payload_start,
+        )
+    }
+
+    /// Checks the limits of one written payload (`out[start..]`, `raw_len` bytes decompressed,
+    /// `decoded` bytes once decoded) and returns its directory entry.
+    #[allow(clippy::too_many_arguments)]
+    fn finish_entry(
+        &mut self,
+        decoded: u64,
+        raw_len: usize,
+        stored_codec: StoredCodec,
+        encoding: Encoding,
+        out: &[u8],
+        start: usize,
+        payload_start: usize,
+    ) -> Result<DirectoryEntry> {
         if raw_len as u64 > MAX_PAYLOAD || out.len() as u64 > MAX_PAYLOAD {
             return Err(Error::TooLarge(format!(
                 "frame exceeds {MAX_PAYLOAD} bytes"
             )));
         }
         // The reader's decode budget: never write what it refuses.
-        self.decoded_total += raw_len as u64;
+        self.decoded_total += decoded;
         if self.decoded_total > budget::MAX_DECODED_FRAME_BYTES {
             return Err(Error::TooLarge(format!(
                 "the frame's columns decode to more than {} bytes",
@@ -90,6 +117,56 @@ impl PayloadWriter {
             codec: stored_codec,
             encoding,
         })
+    }
+
+    /// Appends the V4 payload of one `column` (of `data_type`, in a frame of `rows` rows) to
+    /// `out` and returns its directory entry: a body that states each buffer's encoding
+    /// ([`body_v4`]), compressed only where the codec still saves an eighth of it, as the
+    /// encodings have usually taken what a codec would find.
+    pub(crate) fn write_self_describing(
+        &mut self,
+        column: &BodyParts<'_>,
+        data_type: &DataType,
+        rows: u32,
+        out: &mut Vec<u8>,
+        payload_start: usize,
+    ) -> Result<DirectoryEntry> {
+        let start = out.len();
+        self.scratch.clear();
+        let written = body_v4::write(
+            column,
+            data_type,
+            rows,
+            self.policy,
+            self.codec,
+            &mut self.scratch,
+        )?;
+        let raw_len = self.scratch.len();
+        let used = match self.codec {
+            Codec::None => {
+                out.extend_from_slice(&self.scratch);
+                StoredCodec::None
+            }
+            codec => {
+                let used = codec::compress_into(&self.scratch, codec, out)?;
+                if out.len() - start > raw_len - raw_len / 8 {
+                    out.truncate(start);
+                    out.extend_from_slice(&self.scratch);
+                    StoredCodec::None
+                } else {
+                    used
+                }
+            }
+        };
+        self.finish_entry(
+            written.decoded_len as u64,
+            raw_len,
+            used,
+            Encoding::Plain,
+            out,
+            start,
+            payload_start,
+        )
     }
 
     /// Whether some payload written so far is encoded (not plain).

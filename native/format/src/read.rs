@@ -7,12 +7,14 @@ use arrow_buffer::MutableBuffer;
 use arrow_schema::{Schema, SchemaRef};
 
 use crate::body::{BodyLayout, PartsReader};
+use crate::body_v4;
 use crate::budget;
 use crate::codec;
 use crate::encodings::{Encoding, StoredColumn};
 use crate::error::{Error, Result};
 use crate::frame::{detect, DirectoryEntry, Format, Frame};
 use crate::layout;
+use crate::lightweight::BufferEncoding;
 
 /// Decodes `bytes` (any format). `projection` selects columns by index, in
 /// the given order; `None` means all, an empty slice yields only the row count.
@@ -37,14 +39,81 @@ pub fn decode(bytes: &[u8], projection: Option<&[usize]>) -> Result<RecordBatch>
             )?;
             project(batch, projection)
         }
-        Format::V3 => {
+        Format::V3 | Format::V4 => {
             let frame = Frame::parse(bytes)?;
+            let mut budget = DecodeBudget::new();
             decode_v3(&frame, projection, |index| {
                 let (stored, entry) = frame.payload(index)?;
-                decode_v3_column(&frame, index, stored, entry)
+                decode_column(&frame, index, stored, entry, &mut budget)
             })
         }
     }
+}
+
+/// The buffer encodings of each column of a V4 frame, in traversal order (what the selector
+/// chose, for tests, benchmarks and tools); `None` for the other formats, which state one
+/// encoding per payload in the directory.
+pub fn buffer_encodings(bytes: &[u8]) -> Result<Option<Vec<Vec<BufferEncoding>>>> {
+    if detect(bytes)? != Format::V4 {
+        return Ok(None);
+    }
+    let frame = Frame::parse(bytes)?;
+    (0..frame.column_count as usize)
+        .map(|index| {
+            let what = format!("column {index}");
+            let (stored, entry) = frame.payload(index)?;
+            let body = codec::decompress(stored, entry.codec, entry.raw_len as usize, &|| {
+                what.clone()
+            })?;
+            body_v4::buffer_encodings(&body, &what)
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}
+
+/// What is left of a frame's decode budget as its V4 columns decode: a V4 body states its
+/// decoded size, which may be far above its stored size, so the running total is held to
+/// [`budget::MAX_DECODED_FRAME_BYTES`] before each column allocates.
+struct DecodeBudget {
+    left: u64,
+}
+
+impl DecodeBudget {
+    fn new() -> Self {
+        DecodeBudget {
+            left: budget::MAX_DECODED_FRAME_BYTES,
+        }
+    }
+}
+
+/// Decodes column `index` of a V3 or V4 frame from its stored payload.
+fn decode_column(
+    frame: &Frame<'_>,
+    index: usize,
+    stored: &[u8],
+    entry: &DirectoryEntry,
+    budget: &mut DecodeBudget,
+) -> Result<ArrayRef> {
+    if frame.format != Format::V4 {
+        return decode_v3_column(frame, index, stored, entry);
+    }
+    let what = format!("column {index}");
+    let body = codec::decompress(stored, entry.codec, entry.raw_len as usize, &|| {
+        what.clone()
+    })?;
+    let schema = frame.schema.schema.as_ref();
+    let data_type = schema.field(index).data_type();
+    let plain = body_v4::decode(&body, data_type, frame.row_count, budget.left, &what)?;
+    budget.left -= plain.len() as u64;
+    let layout = BodyLayout::parse(&plain, 0, &what)?;
+    if layout.end != plain.len() {
+        return Err(Error::TrailingBytes {
+            what: "column body",
+            extra: plain.len() - layout.end,
+        });
+    }
+    let mut reader = PartsReader::over(&plain.into(), layout, what);
+    read_column(&mut reader, schema, index, frame.row_count as usize)
 }
 
 /// [`decode`] for bytes the caller cannot lend for the whole decode (the JNI layer copies them
@@ -64,7 +133,7 @@ where
     let mut header = [0u8; crate::frame::HEADER_LEN];
     let header = &mut header[..len.min(crate::frame::HEADER_LEN)];
     read(0, header)?;
-    let metadata_end = match crate::frame::v3_metadata_end(header) {
+    let metadata_end = match crate::frame::per_column_metadata_end(header) {
         Some(end) if end <= len => end,
         _ => {
             let mut whole = vec![0u8; len];
@@ -77,17 +146,18 @@ where
     read(header.len(), &mut metadata[header.len()..])?;
     let frame = Frame::parse_metadata(&metadata, len)?;
     let mut stored = Vec::new();
+    let mut budget = DecodeBudget::new();
     decode_v3(&frame, projection, |index| {
         let (range, entry) = frame.payload_range(index)?;
         stored.clear();
         stored.resize(range.len(), 0);
         read(range.start, &mut stored)?;
         let verified = frame.verified(index, &stored)?;
-        decode_v3_column(&frame, index, verified, entry)
+        decode_column(&frame, index, verified, entry, &mut budget)
     })
 }
 
-/// The projected columns of a V3 frame, each decoded by `column(index)`.
+/// The projected columns of a V3 or V4 frame, each decoded by `column(index)`.
 fn decode_v3(
     frame: &Frame<'_>,
     projection: Option<&[usize]>,
@@ -113,7 +183,12 @@ fn decode_v3(
                 .ok_or_else(|| Error::Internal(format!("directory entry {i} missing")))
         })
         .collect::<Result<Vec<_>>>()?;
-    budget::check_columns(&frame.schema.schema, frame.row_count, entries)?;
+    budget::check_columns(
+        &frame.schema.schema,
+        frame.row_count,
+        frame.format == Format::V4,
+        entries,
+    )?;
     let columns = indices
         .iter()
         .map(|&i| column(i))

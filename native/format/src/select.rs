@@ -3,9 +3,11 @@
 //! ([`crate::payload`]); the choice itself is made here, from the write's [`EncodingPolicy`].
 
 use crate::body::BodyParts;
-use crate::codec::Codec;
-use crate::encodings::Encoding;
+use crate::body_v4;
+use crate::codec::{self, Codec};
+use crate::encodings::{sample_runs, split_into, Encoding};
 use crate::error::{Error, Result};
+use crate::lightweight::{Analysis, BufferEncoding};
 
 /// How the writer chooses the encoding of each payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -85,6 +87,101 @@ pub(crate) fn select(policy: EncodingPolicy, codec: Codec, columns: &[BodyParts<
         EncodingPolicy::Auto => AUTO_PREFERENCE.into_iter().find(|&e| applies(e)),
     };
     chosen.unwrap_or(Encoding::Plain)
+}
+
+/// The encoding of one buffer of a V4 body, whose payload `codec` then compresses.
+///
+/// `Auto` takes the smallest: the integer encodings by the exact size they store (their output
+/// is what the codec then sees; counting it uncompressed keeps the choice on the side of the
+/// encodings, which decode faster than any codec), plain and BYTE_STREAM_SPLIT by what the codec
+/// makes of a sample of the buffer ([`sample_runs`]). Only encodings that store fewer bytes than
+/// the buffer holds, and that the reader's expansion rule allows for the buffer's `row_bound`
+/// ([`body_v4::expansion_allowed`]), are candidates. Ties go to the earlier of [`V4_PREFERENCE`]:
+/// the cheaper to decode. A pinned V3 encoding (plain, BYTE_STREAM_SPLIT) pins it on every
+/// buffer it applies to.
+pub(crate) fn choose_buffer(
+    policy: EncodingPolicy,
+    codec: Codec,
+    buffer: &Analysis<'_>,
+    row_bound: Option<u64>,
+) -> BufferEncoding {
+    let len = buffer.bytes.len();
+    let applies = |e: BufferEncoding| e.unit().applies_to(buffer.kind);
+    match policy {
+        EncodingPolicy::Pinned(Encoding::Plain) => return BufferEncoding::Plain,
+        EncodingPolicy::Pinned(Encoding::ByteStreamSplit) => {
+            return if codec != Codec::None && applies(BufferEncoding::ByteStreamSplit) {
+                BufferEncoding::ByteStreamSplit
+            } else {
+                BufferEncoding::Plain
+            };
+        }
+        EncodingPolicy::Auto => {}
+    }
+    if len == 0 {
+        return BufferEncoding::Plain;
+    }
+    let mut best = (len as u64, BufferEncoding::Plain);
+    for encoding in V4_PREFERENCE {
+        if !applies(encoding) {
+            continue;
+        }
+        let cost = match encoding {
+            BufferEncoding::Plain | BufferEncoding::ByteStreamSplit => {
+                if codec == Codec::None {
+                    continue;
+                }
+                match general_cost(encoding, codec, buffer) {
+                    Some(cost) => cost,
+                    None => continue,
+                }
+            }
+            _ => match encoding.unit().stored_len(buffer) {
+                Some(stored)
+                    if stored < len
+                        && body_v4::expansion_allowed(len as u64, stored as u64, row_bound) =>
+                {
+                    stored as u64
+                }
+                _ => continue,
+            },
+        };
+        if cost < best.0 {
+            best = (cost, encoding);
+        }
+    }
+    best.1
+}
+
+/// What `Auto` tries, cheapest to decode first (ties go to the earlier).
+const V4_PREFERENCE: [BufferEncoding; 6] = [
+    BufferEncoding::Constant,
+    BufferEncoding::FrameOfReference,
+    BufferEncoding::Delta,
+    BufferEncoding::Dictionary,
+    BufferEncoding::Plain,
+    BufferEncoding::ByteStreamSplit,
+];
+
+/// The estimated bytes `codec` stores for the buffer laid out plain or split: a sample of it
+/// compressed, scaled to its length.
+fn general_cost(encoding: BufferEncoding, codec: Codec, buffer: &Analysis<'_>) -> Option<u64> {
+    let width = buffer.width();
+    let sample = sample_runs(buffer.bytes, width);
+    if sample.is_empty() {
+        return None;
+    }
+    let mut laid_out = Vec::new();
+    let bytes: &[u8] = if encoding == BufferEncoding::ByteStreamSplit {
+        split_into(width, &sample, &mut laid_out);
+        &laid_out
+    } else {
+        &sample
+    };
+    let mut compressed = Vec::new();
+    codec::compress_into(bytes, codec, &mut compressed).ok()?;
+    let cost = compressed.len().min(bytes.len()) as u64;
+    Some((cost * buffer.bytes.len() as u64).div_ceil(bytes.len() as u64))
 }
 
 #[cfg(test)]

@@ -126,7 +126,7 @@ pub(crate) fn write_frame(
     }
     let column_count = to_u32(batch.num_columns(), "column count")?;
     let entries = match options.format {
-        Format::V3 => batch.num_columns(),
+        Format::V3 | Format::V4 => batch.num_columns(),
         _ => 1,
     };
     let raw_total: usize = parts.iter().map(BodyParts::plain_len).sum();
@@ -158,14 +158,27 @@ pub(crate) fn write_frame(
     out.resize(directory_start + entries * DIRECTORY_ENTRY_LEN, 0);
     let payload_start = out.len();
 
-    // V3: one payload per column; V2: one payload of every column.
+    // V3 and V4: one payload per column; V2: one payload of every column.
     let payload_columns: Vec<&[BodyParts<'_>]> = match options.format {
-        Format::V3 => parts.chunks(1).collect(),
+        Format::V3 | Format::V4 => parts.chunks(1).collect(),
         _ => vec![&parts],
     };
     let mut payloads = PayloadWriter::new(options.encoding, options.codec, options.checksum);
+    let schema = batch.schema_ref();
     for (index, columns) in payload_columns.into_iter().enumerate() {
-        let entry = payloads.write(columns, &mut out, payload_start)?.encode();
+        let entry = if options.format == Format::V4 {
+            let data_type = schema.field(index).data_type();
+            payloads.write_self_describing(
+                &columns[0],
+                data_type,
+                row_count,
+                &mut out,
+                payload_start,
+            )?
+        } else {
+            payloads.write(columns, &mut out, payload_start)?
+        }
+        .encode();
         let at = directory_start + index * DIRECTORY_ENTRY_LEN;
         out[at..at + DIRECTORY_ENTRY_LEN].copy_from_slice(&entry);
     }

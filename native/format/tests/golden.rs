@@ -35,6 +35,14 @@ fn opts(format: Format, stats: bool, codec: Codec) -> WriteOptions {
     }
 }
 
+/// V4 with the `auto` policy: each buffer in the encoding the selector chooses.
+fn v4(stats: bool, codec: Codec) -> WriteOptions {
+    WriteOptions {
+        encoding: EncodingPolicy::Auto,
+        ..opts(Format::V4, stats, codec)
+    }
+}
+
 /// `options` with BYTE_STREAM_SPLIT pinned (what `auto`, the writer's default, chooses today;
 /// the older files pin plain bodies).
 fn split(options: WriteOptions) -> WriteOptions {
@@ -73,6 +81,13 @@ fn fixtures() -> Vec<Fixture> {
         f("v2_stats_lz4_split_primitives", "V2 + stats + lz4, BYTE_STREAM_SPLIT over the whole-batch body", primitives(), split(opts(Format::V2, true, Codec::Lz4))),
         f("v3_stats_lz4_split_nested", "V3 + lz4, BYTE_STREAM_SPLIT: list/map offsets and nested values split", nested(), split(opts(Format::V3, true, Codec::Lz4))),
         f("v3_stats_auto_split_wide64", "V3 + auto, BYTE_STREAM_SPLIT: payloads that compress are split, payloads kept raw are plain (encoding 0)", wide(), split(opts(Format::V3, true, Codec::Auto))),
+        f("v4_stats_lz4_encodings", "V4 + stats + lz4, auto: a buffer in each encoding (constant, frame of reference, delta, dictionary, byte_stream_split, plain)", encodings(), v4(true, Codec::Lz4)),
+        f("v4_stats_none_encodings", "V4 + stats, codec none, auto: the lightweight encodings alone", encodings(), v4(true, Codec::None)),
+        f("v4_stats_zstd_primitives", "V4 + stats + zstd, auto: every bounded type with NaN, -0.0, ±inf, multibyte strings", primitives(), v4(true, Codec::Zstd)),
+        f("v4_stats_lz4_nested", "V4 + lz4, auto: list, struct, map, list<struct> with nulls at every level", nested(), v4(true, Codec::Lz4)),
+        f("v4_stats_lz4_all_null", "V4: all-null columns and a Null-type column", all_null(), v4(true, Codec::Lz4)),
+        f("v4_stats_lz4_empty", "V4: a 0-row batch", empty(), v4(true, Codec::Lz4)),
+        f("v4_nostats_auto_wide64", "V4 without stats, codec auto: 64 mixed columns x 100 rows", wide(), v4(false, Codec::Auto)),
         f("v3_stats_none_split_primitives", "V3, codec none with BYTE_STREAM_SPLIT requested: nothing is split (the encoding only applies to compressed payloads)", primitives(), split(opts(Format::V3, true, Codec::None))),
     ]
 }
@@ -165,7 +180,7 @@ fn manifest(fx: &Fixture, bytes: &[u8]) -> Value {
     let mut m = json!({
         "name": fx.name,
         "description": fx.description,
-        "format": match format { Format::V3 => "V3", Format::V2 => "V2", Format::Legacy => "LEGACY" },
+        "format": match format { Format::V4 => "V4", Format::V3 => "V3", Format::V2 => "V2", Format::Legacy => "LEGACY" },
         "write_options": {
             "format": format!("{:?}", fx.options.format).to_uppercase(),
             "stats": fx.options.stats,
@@ -349,5 +364,34 @@ fn auto_matches_todays_choice_on_every_golden_batch() {
                 }
             }
         }
+    }
+}
+
+/// The encodings fixture stores a buffer in every V4 encoding, so each golden V4 file of it pins
+/// every decoder; `auto` without a codec never picks BYTE_STREAM_SPLIT (it saves nothing alone).
+#[test]
+fn the_v4_encodings_fixtures_use_every_buffer_encoding() {
+    use std::collections::BTreeSet;
+    use tablecache_format::{buffer_encodings, BufferEncoding};
+    for (codec, expected) in [
+        (Codec::Lz4, BufferEncoding::ALL.to_vec()),
+        (
+            Codec::None,
+            BufferEncoding::ALL
+                .into_iter()
+                .filter(|e| *e != BufferEncoding::ByteStreamSplit)
+                .collect(),
+        ),
+    ] {
+        let bytes = write(&common::encodings(), &v4(true, codec)).expect("write");
+        let used: BTreeSet<u8> = buffer_encodings(&bytes)
+            .expect("descriptors")
+            .expect("a V4 frame")
+            .into_iter()
+            .flatten()
+            .map(BufferEncoding::id)
+            .collect();
+        let expected: BTreeSet<u8> = expected.into_iter().map(BufferEncoding::id).collect();
+        assert_eq!(used, expected, "{codec:?}");
     }
 }

@@ -145,7 +145,7 @@ fn frame_once(data: &[u8]) -> Outcome {
 /// Structural invariants of a frame that `Frame::parse` accepted.
 fn check_frame(frame: &Frame<'_>, data: &[u8]) {
     let entries = match frame.format {
-        Format::V3 => frame.column_count as usize,
+        Format::V3 | Format::V4 => frame.column_count as usize,
         _ => 1,
     };
     assert_eq!(frame.directory.len(), entries);
@@ -175,6 +175,7 @@ fn round_trip(batch: &RecordBatch, legacy: bool) {
     for (format, stats, codec) in [
         (Format::V3, true, Codec::Lz4),
         (Format::V2, false, Codec::Zstd),
+        (Format::V4, true, Codec::Lz4),
     ] {
         let options = WriteOptions {
             format,

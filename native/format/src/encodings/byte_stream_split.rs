@@ -70,7 +70,7 @@ impl ColumnEncoding for ByteStreamSplit {
 
 /// Appends `src` (elements of `width` bytes) to `out`, byte stream split: stream `j` holds byte
 /// `j` of every whole element, then the `src.len() % width` trailing bytes follow as they are.
-fn split_into(width: usize, src: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn split_into(width: usize, src: &[u8], out: &mut Vec<u8>) {
     let start = out.len();
     out.resize(start + src.len(), 0);
     let dst = &mut out[start..];
@@ -138,6 +138,17 @@ fn split_chunk<const B: usize>(
     for (j, row) in rows.iter().take(B).enumerate() {
         let at = (j0 + j) * n + g * 8;
         dst[at..at + 8].copy_from_slice(&row.to_le_bytes());
+    }
+}
+
+/// Undoes [`split_into`] from `src` into `dst`, of the same length.
+pub(crate) fn unsplit_into(width: usize, src: &[u8], dst: &mut [u8]) {
+    match width {
+        2 => unsplit(2, src, dst),
+        4 => unsplit(4, src, dst),
+        8 => unsplit(8, src, dst),
+        16 => unsplit(16, src, dst),
+        _ => unsplit(width, src, dst),
     }
 }
 

@@ -25,7 +25,8 @@ use crate::error::{Error, Result};
 use crate::layout::BufferSpec;
 use crate::stats::ColumnStats;
 
-pub(crate) use sample::ColumnSample;
+pub(crate) use byte_stream_split::{split_into, unsplit_into};
+pub(crate) use sample::{sample_runs, ColumnSample};
 
 /// How a payload's column bodies are laid out before the codec: the id a directory entry
 /// stores. Each id names one unit ([`Encoding::unit`]).

@@ -66,7 +66,7 @@ impl<'a> ColumnSample<'a> {
 
 /// `SAMPLE_RUNS` runs of `SAMPLE_RUN_ELEMENTS` elements of `width` bytes, the first at the start
 /// of `buffer` and the last at its end; all of `buffer`'s whole elements when that is no more.
-fn sample_runs(buffer: &[u8], width: usize) -> Cow<'_, [u8]> {
+pub(crate) fn sample_runs(buffer: &[u8], width: usize) -> Cow<'_, [u8]> {
     let elements = buffer.len() / width;
     if elements <= SAMPLE_RUNS * SAMPLE_RUN_ELEMENTS {
         return Cow::Borrowed(&buffer[..elements * width]);

@@ -309,6 +309,90 @@ pub fn empty() -> RecordBatch {
     primitives().slice(0, 0)
 }
 
+/// One column per V4 buffer encoding, 200 rows: a constant, a frame of reference (small range
+/// far from zero), a delta (timestamps a second apart), a dictionary (five scattered longs),
+/// 16-byte decimals, dates, strings whose offsets are affine, with nulls, doubles with NaN and
+/// -0.0 that no integer encoding takes, and a random column that stays plain.
+pub fn encodings() -> RecordBatch {
+    let rows = 200i64;
+    let spread = [i64::MIN / 3, -77, 0, 1 << 40, i64::MAX / 5];
+    let cols: Vec<(&str, ArrayRef)> = vec![
+        (
+            "constant",
+            Arc::new(Int64Array::from_iter_values(
+                (0..rows).map(|_| 1_234_567_890_123),
+            )),
+        ),
+        (
+            "for",
+            Arc::new(Int32Array::from_iter_values(
+                (0..rows).map(|r| 1_000_000 + (mix(r) % 100) as i32),
+            )),
+        ),
+        (
+            "delta",
+            Arc::new(
+                TimestampMicrosecondArray::from_iter_values(
+                    (0..rows).map(|r| 1_700_000_000_000_000 + r * 1_000_000),
+                )
+                .with_timezone("UTC"),
+            ),
+        ),
+        (
+            "dictionary",
+            Arc::new(Int64Array::from_iter(
+                (0..rows).map(|r| (r % 11 != 0).then(|| spread[(mix(r) % 5) as usize])),
+            )),
+        ),
+        (
+            "decimal",
+            Arc::new(
+                Decimal128Array::from_iter_values((0..rows).map(|r| 10_000 + i128::from(r % 13)))
+                    .with_precision_and_scale(18, 2)
+                    .expect("decimal"),
+            ),
+        ),
+        (
+            "date",
+            Arc::new(Date32Array::from_iter_values(
+                (0..rows).map(|r| 19_000 + (r / 10) as i32),
+            )),
+        ),
+        (
+            "code",
+            Arc::new(StringArray::from_iter(
+                (0..rows).map(|r| (r % 17 != 0).then(|| format!("k{:04}", r % 9))),
+            )),
+        ),
+        (
+            "ratio",
+            Arc::new(Float64Array::from_iter_values((0..rows).map(|r| {
+                match r % 4 {
+                    0 => f64::NAN,
+                    1 => -0.0,
+                    _ => r as f64 / 7.0,
+                }
+            }))),
+        ),
+        (
+            "random",
+            Arc::new(Int64Array::from_iter_values(
+                (0..rows).map(|r| mix(r) as i64),
+            )),
+        ),
+    ];
+    batch(cols)
+}
+
+/// A deterministic scramble of `r` (splitmix64's finalizer): values with no pattern a codec or
+/// an integer encoding could find.
+pub fn mix(r: i64) -> u64 {
+    let mut z = (r as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// 64 columns of mixed types, 100 rows.
 pub fn wide() -> RecordBatch {
     let rows = 100;

@@ -1,0 +1,261 @@
+//! Column bodies that describe their own encoding (V4, FORMAT.md §3.2): the nodes, then one
+//! descriptor per buffer (decoded length, stored length, encoding), then the stored buffers. The
+//! writer chooses each buffer's encoding ([`crate::select::choose_buffer`]); the reader decodes
+//! every buffer into the plain body of §3, which the V3 reader's tree walk then reads.
+
+use arrow_buffer::MutableBuffer;
+use arrow_schema::DataType;
+
+use crate::body::BodyParts;
+use crate::budget;
+use crate::codec::Codec;
+use crate::cursor::{pad8, to_u32, Cursor};
+use crate::error::{Error, Result};
+use crate::layout::{self, BufferKind};
+use crate::lightweight::{Analysis, BufferEncoding};
+use crate::select::{self, EncodingPolicy};
+
+/// Bytes of one buffer descriptor: `u32 decoded_len, u32 stored_len, u8 encoding, 3 zero`.
+pub(crate) const DESCRIPTOR_LEN: usize = 12;
+
+/// A V4 body declares at most this many decoded bytes per stored byte of a buffer whose size
+/// its rows do not set, plus [`FREE_BYTES`]: what stops a few stored bytes (a constant) from
+/// asking for gigabytes in a list's child. Buffers whose size the row count sets are bounded by
+/// that size instead (`budget::row_bounds`).
+pub(crate) const MAX_EXPANSION: u64 = 1024;
+/// See [`MAX_EXPANSION`].
+pub(crate) const FREE_BYTES: u64 = 4096;
+
+/// Whether a buffer of `decoded` bytes may be stored in `stored` bytes (the reader's rule,
+/// which the writer keeps so that it never writes what the reader refuses).
+pub(crate) fn expansion_allowed(decoded: u64, stored: u64, row_bound: Option<u64>) -> bool {
+    row_bound.is_some_and(|b| decoded <= b)
+        || decoded
+            <= stored
+                .saturating_mul(MAX_EXPANSION)
+                .saturating_add(FREE_BYTES)
+}
+
+/// What [`write`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WrittenBody {
+    /// The plain body's length (what the reader decodes to).
+    pub(crate) decoded_len: usize,
+    /// Whether some buffer is stored in an encoding other than plain.
+    pub(crate) encoded: bool,
+}
+
+/// Appends the V4 body of `column` (of `data_type`, in a frame of `rows` rows) to `out`, each
+/// buffer in the encoding `policy` chooses for it under `codec`.
+pub(crate) fn write(
+    column: &BodyParts<'_>,
+    data_type: &DataType,
+    rows: u32,
+    policy: EncodingPolicy,
+    codec: Codec,
+    out: &mut Vec<u8>,
+) -> Result<WrittenBody> {
+    let bounds = budget::row_bounds(data_type, u64::from(rows));
+    let start = out.len();
+    let buffers = column.buffers();
+    out.extend_from_slice(&to_u32(column.nodes().len(), "node count")?.to_le_bytes());
+    out.extend_from_slice(&to_u32(buffers.len(), "buffer count")?.to_le_bytes());
+    for (len, nulls) in column.nodes() {
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&nulls.to_le_bytes());
+    }
+    let descriptors = out.len();
+    out.resize(descriptors + DESCRIPTOR_LEN * buffers.len(), 0);
+    out.resize(start + pad8(out.len() - start), 0);
+    let mut encoded = false;
+    for (i, (bytes, spec)) in buffers.iter().zip(column.specs()).enumerate() {
+        let analysis = Analysis::of(bytes, spec.kind);
+        let bound = bounds.get(i).copied().flatten();
+        let encoding = select::choose_buffer(policy, codec, &analysis, bound);
+        let buffer_start = out.len();
+        encoding.unit().encode(&analysis, out)?;
+        let stored = out.len() - buffer_start;
+        encoded |= encoding != BufferEncoding::Plain;
+        let at = descriptors + DESCRIPTOR_LEN * i;
+        out[at..at + 4].copy_from_slice(&to_u32(bytes.len(), "buffer length")?.to_le_bytes());
+        out[at + 4..at + 8].copy_from_slice(&to_u32(stored, "stored buffer length")?.to_le_bytes());
+        out[at + 8] = encoding.id();
+        out.resize(start + pad8(out.len() - start), 0);
+    }
+    Ok(WrittenBody {
+        decoded_len: column.plain_len(),
+        encoded,
+    })
+}
+
+/// One buffer descriptor as stored.
+#[derive(Debug, Clone, Copy)]
+struct Descriptor {
+    decoded_len: usize,
+    stored_len: usize,
+    encoding: BufferEncoding,
+}
+
+/// Decodes the V4 body `stored` (a whole decompressed payload) of a column of `data_type` in a
+/// frame of `rows` rows into its plain body (§3), checking every declared length against the
+/// bytes present and the decode budget before allocating. `max_decoded` bounds the plain body
+/// (what is left of the frame's budget); the plain body's length is returned with it.
+pub(crate) fn decode(
+    stored: &[u8],
+    data_type: &DataType,
+    rows: u32,
+    max_decoded: u64,
+    what: &str,
+) -> Result<MutableBuffer> {
+    let mut cur = Cursor::new(stored);
+    let node_count = cur.u32("column body node count")? as usize;
+    let buffer_count = cur.u32("column body buffer count")? as usize;
+    let (nodes_expected, buffers_expected) = layout::counts(data_type)?;
+    if node_count != nodes_expected || buffer_count != buffers_expected {
+        return Err(Error::SchemaMismatch(format!(
+            "{what}: {node_count} nodes and {buffer_count} buffers present, the schema's {data_type} \
+             has {nodes_expected} and {buffers_expected}"
+        )));
+    }
+    let nodes = cur.take(node_count * 8, "column body nodes")?;
+    let top_rows = Cursor::new(nodes).u32("node length")?;
+    if top_rows != rows {
+        return Err(Error::SchemaMismatch(format!(
+            "{what} has {top_rows} rows, the frame {rows}"
+        )));
+    }
+    let descriptor_bytes = cur.take(buffer_count * DESCRIPTOR_LEN, "buffer descriptors")?;
+    let specs = layout::buffer_specs(data_type)?;
+    let bounds = budget::row_bounds(data_type, u64::from(rows));
+    let mut descriptors = Vec::with_capacity(buffer_count);
+    let header_len = pad8(8 + nodes.len() + 4 * buffer_count);
+    let mut decoded_total = header_len as u64;
+    for (i, chunk) in descriptor_bytes.chunks_exact(DESCRIPTOR_LEN).enumerate() {
+        let mut d = Cursor::new(chunk);
+        let decoded_len = d.u32("decoded length")?;
+        let stored_len = d.u32("stored length")?;
+        let id = d.u8("buffer encoding")?;
+        if chunk[9..].iter().any(|&b| b != 0) {
+            return Err(Error::CorruptEncoding(format!(
+                "{what}: buffer {i}: descriptor reserved bytes are not zero"
+            )));
+        }
+        let encoding =
+            BufferEncoding::from_stored(id).ok_or(Error::UnsupportedBufferEncoding(id))?;
+        let kind = specs.get(i).map(|s| s.kind).unwrap_or(BufferKind::Bytes);
+        if !encoding.unit().applies_to(kind) {
+            return Err(Error::CorruptEncoding(format!(
+                "{what}: buffer {i} ({kind:?}) cannot be {}",
+                encoding.name()
+            )));
+        }
+        if stored_len > decoded_len {
+            return Err(Error::CorruptEncoding(format!(
+                "{what}: buffer {i} stores {stored_len} bytes for {decoded_len} decoded (an \
+                 encoding is only chosen where it is smaller)"
+            )));
+        }
+        let bound = bounds.get(i).copied().flatten();
+        if !expansion_allowed(u64::from(decoded_len), u64::from(stored_len), bound) {
+            return Err(Error::OverBudget(format!(
+                "{what}: buffer {i} declares {decoded_len} decoded bytes from {stored_len} stored"
+            )));
+        }
+        decoded_total += pad8(decoded_len as usize) as u64;
+        descriptors.push(Descriptor {
+            decoded_len: decoded_len as usize,
+            stored_len: stored_len as usize,
+            encoding,
+        });
+    }
+    if let Some(max) = budget::fixed_body_len(data_type, u64::from(rows)) {
+        if decoded_total > max {
+            return Err(Error::OverBudget(format!(
+                "{what} ({data_type}) declares {decoded_total} decoded bytes, but {rows} rows of \
+                 it take at most {max}"
+            )));
+        }
+    }
+    if decoded_total > max_decoded {
+        return Err(Error::OverBudget(format!(
+            "{what} declares {decoded_total} decoded bytes, above what is left of the frame's \
+             budget ({max_decoded})"
+        )));
+    }
+    // The stored buffers, each within the body, before anything is allocated for them.
+    let mut pos = pad8(cur.position());
+    let mut ranges = Vec::with_capacity(buffer_count);
+    for (i, d) in descriptors.iter().enumerate() {
+        let end = pos
+            .checked_add(d.stored_len)
+            .filter(|&e| e <= stored.len())
+            .ok_or_else(|| Error::LengthOutOfBounds {
+                what: format!("{what}: stored buffer {i}"),
+                start: pos as u64,
+                end: pos as u64 + d.stored_len as u64,
+                len: stored.len(),
+            })?;
+        ranges.push(pos..end);
+        pos = pad8(end);
+    }
+    if pos != stored.len() {
+        return Err(if pos > stored.len() {
+            Error::Truncated {
+                what: "column body padding",
+                offset: pos,
+                needed: 0,
+                len: stored.len(),
+            }
+        } else {
+            Error::TrailingBytes {
+                what: "column body",
+                extra: stored.len() - pos,
+            }
+        });
+    }
+    let total = usize::try_from(decoded_total)
+        .map_err(|_| Error::OverBudget(format!("{what}: {decoded_total} bytes")))?;
+    let mut plain = MutableBuffer::from_len_zeroed(total);
+    let out = plain.as_slice_mut();
+    out[0..8].copy_from_slice(&stored[0..8]);
+    out[8..8 + nodes.len()].copy_from_slice(nodes);
+    let mut at = 8 + nodes.len();
+    for d in &descriptors {
+        out[at..at + 4].copy_from_slice(&(d.decoded_len as u32).to_le_bytes());
+        at += 4;
+    }
+    let mut at = header_len;
+    for (i, (d, range)) in descriptors.iter().zip(ranges).enumerate() {
+        let width = specs.get(i).map_or(1, |s| s.kind.width());
+        let what = format!("{what}: buffer {i} ({})", d.encoding.name());
+        d.encoding.unit().decode(
+            &stored[range],
+            width,
+            &mut out[at..at + d.decoded_len],
+            &what,
+        )?;
+        at += pad8(d.decoded_len);
+    }
+    Ok(plain)
+}
+
+/// The encoding each buffer of the V4 body `stored` (a whole decompressed payload) states, in
+/// traversal order; the descriptors are read, nothing is decoded.
+pub(crate) fn buffer_encodings(stored: &[u8], what: &str) -> Result<Vec<BufferEncoding>> {
+    let mut cur = Cursor::new(stored);
+    let node_count = cur.u32("column body node count")? as usize;
+    let buffer_count = cur.u32("column body buffer count")? as usize;
+    cur.take(node_count.saturating_mul(8), "column body nodes")?;
+    let descriptors = cur.take(
+        buffer_count.saturating_mul(DESCRIPTOR_LEN),
+        "buffer descriptors",
+    )?;
+    descriptors
+        .chunks_exact(DESCRIPTOR_LEN)
+        .map(|d| {
+            BufferEncoding::from_stored(d[8]).ok_or_else(|| {
+                Error::CorruptEncoding(format!("{what}: unknown buffer encoding {}", d[8]))
+            })
+        })
+        .collect()
+}

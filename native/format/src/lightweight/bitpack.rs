@@ -1,0 +1,153 @@
+//! Bit-packing, the last stage of every integer encoding (FORMAT.md §3.2): `n` values of `width`
+//! bits each (0 ≤ width ≤ 64) as one little-endian bit stream, value `i` in bits
+//! `[i·width, (i+1)·width)`, bit `k` being bit `k mod 8` of byte `k / 8`, in `ceil(n·width/8)`
+//! bytes. Unused high bits of the last byte are zero.
+//!
+//! Scalar and safe: the format crate forbids `unsafe`, and the decoder reads hostile bytes, so it
+//! only ever indexes checked slices. The `fastlanes` crate's kernels are faster, but they lay
+//! values out in their own transposed 1024-value order, not this one; adopting them is a new
+//! encoding id with its own pinned bytes, once a benchmark shows unpacking is where reads spend
+//! their time.
+
+use crate::error::{Error, Result};
+
+/// Bytes that `n` values of `width` bits pack into, or `None` on overflow.
+pub(crate) fn packed_len(n: usize, width: u8) -> Option<usize> {
+    n.checked_mul(usize::from(width))
+        .map(|bits| bits.div_ceil(8))
+}
+
+/// The bits needed for `range` (the largest packed value): 0 for 0.
+pub(crate) fn width_of(range: u64) -> u8 {
+    (64 - range.leading_zeros()) as u8
+}
+
+/// Appends `values`, each below `2^width`, packed at `width` bits.
+pub(crate) fn pack(values: impl IntoIterator<Item = u64>, width: u8, out: &mut Vec<u8>) {
+    if width == 0 {
+        return;
+    }
+    let mut acc: u128 = 0;
+    let mut bits: u32 = 0;
+    for v in values {
+        acc |= u128::from(v) << bits;
+        bits += u32::from(width);
+        while bits >= 64 {
+            out.extend_from_slice(&(acc as u64).to_le_bytes());
+            acc >>= 64;
+            bits -= 64;
+        }
+    }
+    let tail = bits.div_ceil(8) as usize;
+    out.extend_from_slice(&(acc as u64).to_le_bytes()[..tail]);
+}
+
+/// Calls `sink(i, value)` for each of the `n` values packed at `width` bits in `packed`, which
+/// must be exactly [`packed_len`] bytes long.
+pub(crate) fn unpack(
+    packed: &[u8],
+    n: usize,
+    width: u8,
+    what: &str,
+    mut sink: impl FnMut(usize, u64) -> Result<()>,
+) -> Result<()> {
+    if width > 64 {
+        return Err(Error::CorruptEncoding(format!(
+            "{what}: bit width {width} above 64"
+        )));
+    }
+    let expected = packed_len(n, width)
+        .ok_or_else(|| Error::CorruptEncoding(format!("{what}: {n} values of {width} bits")))?;
+    if packed.len() != expected {
+        return Err(Error::CorruptEncoding(format!(
+            "{what}: {n} values of {width} bits pack into {expected} bytes, {} stored",
+            packed.len()
+        )));
+    }
+    if width == 0 {
+        for i in 0..n {
+            sink(i, 0)?;
+        }
+        return Ok(());
+    }
+    let width = u32::from(width);
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    // Whole 8-byte words are read straight from the slice; the last few values from a copy.
+    let fast_end = packed.len().saturating_sub(16);
+    let mut bit = 0usize;
+    for i in 0..n {
+        let byte = bit / 8;
+        let shift = (bit % 8) as u32;
+        let value = if byte < fast_end {
+            let lo = u64::from_le_bytes(word(&packed[byte..byte + 8]));
+            let hi = u64::from(packed[byte + 8]);
+            let v = (u128::from(lo) | (u128::from(hi) << 64)) >> shift;
+            v as u64 & mask
+        } else {
+            let mut buf = [0u8; 9];
+            let end = packed.len().min(byte + 9);
+            buf[..end - byte].copy_from_slice(&packed[byte..end]);
+            let lo = u64::from_le_bytes(word(&buf[..8]));
+            let v = (u128::from(lo) | (u128::from(buf[8]) << 64)) >> shift;
+            v as u64 & mask
+        };
+        sink(i, value)?;
+        bit += width as usize;
+    }
+    Ok(())
+}
+
+fn word(bytes: &[u8]) -> [u8; 8] {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(bytes);
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn unpacked(packed: &[u8], n: usize, width: u8) -> Vec<u64> {
+        let mut out = Vec::new();
+        unpack(packed, n, width, "test", |_, v| {
+            out.push(v);
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn layout_is_lsb_first() {
+        let mut out = Vec::new();
+        pack([1, 2, 3, 0, 7], 3, &mut out);
+        // 001 010 011 000 111 → bits 0..15: 1,0,0, 0,1,0, 1,1,0, 0,0,0, 1,1,1
+        assert_eq!(out, vec![0b1101_0001, 0b0111_0000]);
+        assert_eq!(unpacked(&out, 5, 3), vec![1, 2, 3, 0, 7]);
+    }
+
+    #[test]
+    fn wrong_lengths_and_widths_are_refused() {
+        assert!(unpack(&[0; 3], 5, 3, "t", |_, _| Ok(())).is_err());
+        assert!(unpack(&[0; 1], 5, 3, "t", |_, _| Ok(())).is_err());
+        assert!(unpack(&[], 1, 65, "t", |_, _| Ok(())).is_err());
+        assert!(unpack(&[], usize::MAX, 64, "t", |_, _| Ok(())).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn round_trips(values in proptest::collection::vec(any::<u64>(), 0..300), width in 0u8..=64) {
+            let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+            let values: Vec<u64> = values.into_iter().map(|v| v & mask).collect();
+            let mut out = Vec::new();
+            pack(values.iter().copied(), width, &mut out);
+            prop_assert_eq!(out.len(), packed_len(values.len(), width).unwrap());
+            prop_assert_eq!(unpacked(&out, values.len(), width), values);
+        }
+    }
+}

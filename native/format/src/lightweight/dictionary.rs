@@ -1,0 +1,106 @@
+//! DICTIONARY (id 5): the distinct elements in order of first appearance, then each element's
+//! index among them, bit-packed. Stored: `u32 count`, `u8 bit_width`, 3 zero bytes, `count`
+//! elements of the buffer's width, then the packed indices. For low-cardinality values spread
+//! over a wide range (status codes, prices from a list, category ids), where a frame of
+//! reference would need the range's bits. At most [`MAX_ENTRIES`] entries: past that the
+//! indices cost nearly as much as a frame of reference.
+
+use std::collections::HashMap;
+
+use super::{bitpack, integer_kind, Analysis, BufferUnit};
+use crate::error::{Error, Result};
+use crate::layout::BufferKind;
+
+/// The DICTIONARY unit.
+#[derive(Debug)]
+pub(crate) struct Dictionary;
+
+/// The most entries a dictionary is built with.
+pub(crate) const MAX_ENTRIES: usize = 1 << 16;
+const PARAMS: usize = 8;
+
+/// The distinct elements and each element's index, or `None` past [`MAX_ENTRIES`].
+fn build(buffer: &Analysis<'_>) -> Option<(Vec<i64>, Vec<u64>)> {
+    let v = buffer.values.as_ref()?;
+    let mut index: HashMap<i64, u64> = HashMap::new();
+    let mut entries = Vec::new();
+    let mut codes = Vec::with_capacity(v.values.len());
+    for &x in &v.values {
+        let next = entries.len() as u64;
+        let code = *index.entry(x).or_insert(next);
+        if code == next {
+            if entries.len() == MAX_ENTRIES {
+                return None;
+            }
+            entries.push(x);
+        }
+        codes.push(code);
+    }
+    Some((entries, codes))
+}
+
+fn code_width(entries: usize) -> u8 {
+    bitpack::width_of(entries.saturating_sub(1) as u64)
+}
+
+impl BufferUnit for Dictionary {
+    fn applies_to(&self, kind: BufferKind) -> bool {
+        integer_kind(kind)
+    }
+
+    fn stored_len(&self, buffer: &Analysis<'_>) -> Option<usize> {
+        let v = buffer.values.as_ref()?;
+        // Only worth building when the range needs more bits than a small dictionary would.
+        let range_width = bitpack::width_of(super::integers::distance(v.max, v.min));
+        if range_width <= 8 {
+            return None;
+        }
+        let (entries, _) = build(buffer)?;
+        let packed = bitpack::packed_len(v.values.len(), code_width(entries.len()))?;
+        PARAMS
+            .checked_add(entries.len().checked_mul(buffer.width())?)?
+            .checked_add(packed)
+    }
+
+    fn encode(&self, buffer: &Analysis<'_>, out: &mut Vec<u8>) -> Result<()> {
+        let (entries, codes) =
+            build(buffer).ok_or_else(|| Error::Internal("dictionary past its limit".into()))?;
+        let width = code_width(entries.len());
+        out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+        out.push(width);
+        out.extend_from_slice(&[0; 3]);
+        let start = out.len();
+        out.resize(start + entries.len() * buffer.width(), 0);
+        for (i, &e) in entries.iter().enumerate() {
+            super::integers::write(&mut out[start..], i, buffer.width(), e)?;
+        }
+        bitpack::pack(codes, width, out);
+        Ok(())
+    }
+
+    fn decode(&self, stored: &[u8], width: usize, out: &mut [u8], what: &str) -> Result<()> {
+        let n = super::element_count(out.len(), width, what)?;
+        let (params, rest) = super::split_params(stored, PARAMS, what)?;
+        let count = u32::from_le_bytes([params[0], params[1], params[2], params[3]]) as usize;
+        super::reserved_zero(&params[5..], what)?;
+        if count == 0 || count > MAX_ENTRIES || count > n {
+            return Err(Error::CorruptEncoding(format!(
+                "{what}: a dictionary of {count} entries for {n} elements"
+            )));
+        }
+        let (entries, packed) = super::split_params(rest, count * width, what)?;
+        bitpack::unpack(packed, n, params[4], what, |i, code| {
+            let entry = usize::try_from(code)
+                .ok()
+                .filter(|&c| c < count)
+                .ok_or_else(|| {
+                    Error::CorruptEncoding(format!(
+                        "{what}: element {i} has index {code} into {count} entries"
+                    ))
+                })?;
+            out[i * width..(i + 1) * width]
+                .copy_from_slice(&entries[entry * width..(entry + 1) * width]);
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,349 @@
+//! The encodings of one buffer of a V4 column body (FORMAT.md §3.2), each a unit behind
+//! [`BufferUnit`]: plain, BYTE_STREAM_SPLIT, and the lightweight integer encodings (constant,
+//! frame of reference, delta, dictionary), each ending in [`bitpack`]. A V4 body states each
+//! buffer's encoding, decoded length and stored length, so an encoding may change lengths and
+//! carry parameters; the reader needs nothing but the body and the schema's element widths.
+//!
+//! A unit says what it applies to, what a buffer would cost in it (exactly, from one
+//! [`Analysis`] of the buffer), and how to encode and decode. The choice between units is made
+//! in [`crate::select::choose_buffer`].
+
+pub(crate) mod bitpack;
+mod constant;
+mod delta;
+mod dictionary;
+mod frame_of_reference;
+pub(crate) mod integers;
+mod split;
+
+use crate::error::{Error, Result};
+use crate::layout::BufferKind;
+
+/// The encoding of one buffer of a V4 body: the id its buffer descriptor stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BufferEncoding {
+    /// The Arrow bytes as they are.
+    Plain,
+    /// Byte streams of the elements (as V3's encoding 1, for one buffer).
+    ByteStreamSplit,
+    /// Every element equal: stored once.
+    Constant,
+    /// Elements minus their minimum, bit-packed.
+    FrameOfReference,
+    /// The first element, then the differences of neighbours minus their minimum, bit-packed.
+    Delta,
+    /// The distinct elements, then each element's index among them, bit-packed.
+    Dictionary,
+}
+
+impl BufferEncoding {
+    /// Every buffer encoding, in id order.
+    pub const ALL: [BufferEncoding; 6] = [
+        BufferEncoding::Plain,
+        BufferEncoding::ByteStreamSplit,
+        BufferEncoding::Constant,
+        BufferEncoding::FrameOfReference,
+        BufferEncoding::Delta,
+        BufferEncoding::Dictionary,
+    ];
+
+    /// The id a buffer descriptor stores.
+    pub fn id(self) -> u8 {
+        match self {
+            BufferEncoding::Plain => 0,
+            BufferEncoding::ByteStreamSplit => 1,
+            BufferEncoding::Constant => 2,
+            BufferEncoding::FrameOfReference => 3,
+            BufferEncoding::Delta => 4,
+            BufferEncoding::Dictionary => 5,
+        }
+    }
+
+    /// The name used in docs and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            BufferEncoding::Plain => "plain",
+            BufferEncoding::ByteStreamSplit => "byte_stream_split",
+            BufferEncoding::Constant => "constant",
+            BufferEncoding::FrameOfReference => "frame_of_reference",
+            BufferEncoding::Delta => "delta",
+            BufferEncoding::Dictionary => "dictionary",
+        }
+    }
+
+    /// The encoding a descriptor stores, if this reader knows it.
+    pub fn from_stored(id: u8) -> Option<BufferEncoding> {
+        BufferEncoding::ALL.into_iter().find(|e| e.id() == id)
+    }
+
+    /// The known ids and names, for messages.
+    pub fn known() -> String {
+        BufferEncoding::ALL
+            .iter()
+            .map(|e| format!("{} {}", e.id(), e.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The unit that encodes and decodes this id; exhaustive, so a new id names its unit.
+    pub(crate) fn unit(self) -> &'static dyn BufferUnit {
+        match self {
+            BufferEncoding::Plain => &split::Plain,
+            BufferEncoding::ByteStreamSplit => &split::ByteStreamSplit,
+            BufferEncoding::Constant => &constant::Constant,
+            BufferEncoding::FrameOfReference => &frame_of_reference::FrameOfReference,
+            BufferEncoding::Delta => &delta::Delta,
+            BufferEncoding::Dictionary => &dictionary::Dictionary,
+        }
+    }
+}
+
+/// One encoding of one buffer.
+pub(crate) trait BufferUnit: Sync {
+    /// Whether it can store buffers of `kind`.
+    fn applies_to(&self, kind: BufferKind) -> bool;
+
+    /// The exact bytes it would store for the analysed buffer, or `None` when it cannot store
+    /// this one (a constant encoding of unequal elements, a dictionary of too many values).
+    fn stored_len(&self, buffer: &Analysis<'_>) -> Option<usize>;
+
+    /// Appends the stored form of the analysed buffer to `out`; only called when
+    /// [`BufferUnit::stored_len`] is `Some`, and appends exactly that many bytes.
+    fn encode(&self, buffer: &Analysis<'_>, out: &mut Vec<u8>) -> Result<()>;
+
+    /// Decodes `stored` into `out`, which is the buffer's decoded length, for elements of
+    /// `width` bytes. Any input is hostile: every length is checked before it is used.
+    fn decode(&self, stored: &[u8], width: usize, out: &mut [u8], what: &str) -> Result<()>;
+}
+
+/// What the units need to know about one buffer, computed once: its bytes, element width, and
+/// for integer elements their values, bounds and the bounds of neighbour differences.
+#[derive(Debug)]
+pub(crate) struct Analysis<'a> {
+    /// The buffer's Arrow bytes.
+    pub(crate) bytes: &'a [u8],
+    /// What the buffer holds.
+    pub(crate) kind: BufferKind,
+    /// The elements as integers, when they are integers ([`integers`]).
+    pub(crate) values: Option<IntegerValues>,
+}
+
+/// A buffer's elements as integers, with what the integer encodings size themselves by.
+#[derive(Debug)]
+pub(crate) struct IntegerValues {
+    /// The elements, sign-extended.
+    pub(crate) values: Vec<i64>,
+    /// The smallest element.
+    pub(crate) min: i64,
+    /// The largest element.
+    pub(crate) max: i64,
+    /// The smallest and largest wrapping difference of neighbours, when there are two elements.
+    pub(crate) deltas: Option<(i64, i64)>,
+}
+
+impl<'a> Analysis<'a> {
+    /// Analyses one buffer of `kind`.
+    pub(crate) fn of(bytes: &'a [u8], kind: BufferKind) -> Self {
+        let values = match kind {
+            BufferKind::Values(w) | BufferKind::Offsets(w) if !bytes.is_empty() => {
+                integers::read_all(bytes, w).map(IntegerValues::of)
+            }
+            _ => None,
+        };
+        Analysis {
+            bytes,
+            kind,
+            values,
+        }
+    }
+
+    /// The element width.
+    pub(crate) fn width(&self) -> usize {
+        self.kind.width()
+    }
+}
+
+impl IntegerValues {
+    fn of(values: Vec<i64>) -> Self {
+        let (mut min, mut max) = (i64::MAX, i64::MIN);
+        for &v in &values {
+            min = min.min(v);
+            max = max.max(v);
+        }
+        let deltas = (values.len() >= 2).then(|| {
+            let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+            for pair in values.windows(2) {
+                let d = pair[1].wrapping_sub(pair[0]);
+                lo = lo.min(d);
+                hi = hi.max(d);
+            }
+            (lo, hi)
+        });
+        IntegerValues {
+            values,
+            min,
+            max,
+            deltas,
+        }
+    }
+}
+
+/// Whether the integer encodings apply to buffers of `kind`: fixed-width values, dictionary
+/// keys and offsets whose width the integers can read. Bitmaps and value bytes are not
+/// integers.
+pub(crate) fn integer_kind(kind: BufferKind) -> bool {
+    matches!(kind, BufferKind::Values(w) | BufferKind::Offsets(w) if integers::supported_width(w))
+}
+
+/// The number of `width`-byte elements in `len` decoded bytes; an error unless whole.
+pub(crate) fn element_count(len: usize, width: usize, what: &str) -> Result<usize> {
+    if width == 0 || len % width != 0 || !integers::supported_width(width) {
+        return Err(Error::CorruptEncoding(format!(
+            "{what}: {len} decoded bytes are not whole integer elements of {width} bytes"
+        )));
+    }
+    Ok(len / width)
+}
+
+/// A fixed-size parameter block at the start of a stored buffer, and the rest.
+pub(crate) fn split_params<'s>(
+    stored: &'s [u8],
+    len: usize,
+    what: &str,
+) -> Result<(&'s [u8], &'s [u8])> {
+    if stored.len() < len {
+        return Err(Error::CorruptEncoding(format!(
+            "{what}: {} stored bytes, its parameters take {len}",
+            stored.len()
+        )));
+    }
+    Ok(stored.split_at(len))
+}
+
+/// The little-endian `i64` at `at` of a parameter block the caller has sized.
+pub(crate) fn param_i64(params: &[u8], at: usize) -> i64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&params[at..at + 8]);
+    i64::from_le_bytes(b)
+}
+
+/// Checks that the reserved bytes of a parameter block are zero.
+pub(crate) fn reserved_zero(params: &[u8], what: &str) -> Result<()> {
+    if params.iter().any(|&b| b != 0) {
+        return Err(Error::CorruptEncoding(format!(
+            "{what}: reserved parameter bytes are not zero"
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Encodes `bytes` of `kind` with `encoding` (if it applies) and decodes it back.
+    pub(crate) fn round_trip(encoding: BufferEncoding, bytes: &[u8], kind: BufferKind) -> bool {
+        let unit = encoding.unit();
+        if !unit.applies_to(kind) {
+            return false;
+        }
+        let analysis = Analysis::of(bytes, kind);
+        let Some(len) = unit.stored_len(&analysis) else {
+            return false;
+        };
+        let mut stored = Vec::new();
+        unit.encode(&analysis, &mut stored).unwrap();
+        assert_eq!(stored.len(), len, "{encoding:?}: stored_len is exact");
+        let mut out = vec![0xAAu8; bytes.len()];
+        unit.decode(&stored, kind.width(), &mut out, "test")
+            .unwrap();
+        assert_eq!(out, bytes, "{encoding:?} {kind:?}");
+        true
+    }
+
+    #[test]
+    fn ids_are_dense_and_name_their_units() {
+        for (i, e) in BufferEncoding::ALL.iter().enumerate() {
+            assert_eq!(usize::from(e.id()), i);
+            assert_eq!(BufferEncoding::from_stored(e.id()), Some(*e));
+        }
+        assert_eq!(BufferEncoding::from_stored(6), None);
+    }
+
+    fn columns() -> Vec<(Vec<u8>, BufferKind)> {
+        let mut out = Vec::new();
+        for width in [1usize, 2, 4, 8, 16] {
+            let kind = BufferKind::Values(width);
+            let seqs: Vec<Vec<i64>> = vec![
+                vec![7; 100],
+                (0..100).collect(),
+                (0..100).map(|i| 1_000_000 + i * 3).collect(),
+                (0..100).map(|i| (i * 7919) % 13 - 6).collect(),
+                vec![i64::MIN, i64::MAX, 0, -1, 1],
+                vec![42],
+                (0..300)
+                    .map(|i| (i * 2654435761u64 as i64) ^ (i << 40))
+                    .collect(),
+            ];
+            for seq in seqs {
+                let mut bytes = vec![0u8; seq.len() * width];
+                for (i, v) in seq.iter().enumerate() {
+                    integers::write(&mut bytes, i, width, *v).unwrap();
+                }
+                out.push((bytes, kind));
+            }
+        }
+        out.push((
+            (0..=50i32).flat_map(|i| (i * 5).to_le_bytes()).collect(),
+            BufferKind::Offsets(4),
+        ));
+        out
+    }
+
+    #[test]
+    fn every_unit_round_trips_what_it_accepts() {
+        for encoding in BufferEncoding::ALL {
+            let mut accepted = 0;
+            for (bytes, kind) in columns() {
+                if round_trip(encoding, &bytes, kind) {
+                    accepted += 1;
+                }
+            }
+            assert!(accepted > 0, "{encoding:?} accepted nothing");
+        }
+    }
+
+    #[test]
+    fn decoders_refuse_damaged_bytes_without_panicking() {
+        for encoding in BufferEncoding::ALL {
+            let unit = encoding.unit();
+            for (bytes, kind) in columns() {
+                let analysis = Analysis::of(&bytes, kind);
+                if !unit.applies_to(kind) || unit.stored_len(&analysis).is_none() {
+                    continue;
+                }
+                let mut stored = Vec::new();
+                unit.encode(&analysis, &mut stored).unwrap();
+                let mut out = vec![0u8; bytes.len()];
+                // Truncated and extended stored bytes, and every single-byte flip of the first
+                // 40 bytes: an error or some decoded bytes, never a panic.
+                for cut in 0..stored.len() {
+                    let _ = unit.decode(&stored[..cut], kind.width(), &mut out, "t");
+                }
+                let mut longer = stored.clone();
+                longer.push(0);
+                let _ = unit.decode(&longer, kind.width(), &mut out, "t");
+                for i in 0..stored.len().min(40) {
+                    let mut flipped = stored.clone();
+                    flipped[i] ^= 0xFF;
+                    let _ = unit.decode(&flipped, kind.width(), &mut out, "t");
+                }
+                // A decoded length that is not whole elements.
+                if kind.width() > 1 && !bytes.is_empty() {
+                    let mut odd = vec![0u8; bytes.len() - 1];
+                    assert!(unit.decode(&stored, kind.width(), &mut odd, "t").is_err());
+                }
+            }
+        }
+    }
+}
