@@ -12,7 +12,9 @@ use arrow_array::Array;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use tablecache_format::schema::{encode_schema, SchemaCache, DEFAULT_SCHEMA_CACHE_CAPACITY};
 use tablecache_format::unsafe_row::to_record_batch;
-use tablecache_format::{decode, decode_fetched, write, Codec, Encoding, Format, WriteOptions};
+use tablecache_format::{
+    buffer_encodings, decode, decode_fetched, write, Codec, Encoding, Format, WriteOptions,
+};
 
 const ROWS: usize = 10_000;
 
@@ -37,6 +39,9 @@ fn cases() -> Vec<(&'static str, WriteOptions)> {
         ..Default::default()
     };
     vec![
+        ("v4_stats_none_auto", o(Format::V4, Codec::None, true)),
+        ("v4_stats_lz4_auto", o(Format::V4, Codec::Lz4, true)),
+        ("v4_stats_zstd_auto", o(Format::V4, Codec::Zstd, true)),
         ("v3_stats_none", o(Format::V3, Codec::None, true)),
         ("v3_stats_lz4", o(Format::V3, Codec::Lz4, true)),
         (
@@ -82,6 +87,19 @@ fn benches(c: &mut Criterion) {
             frame.len(),
             frame.len() as f64 / bytes as f64
         );
+        if let Some(columns) = buffer_encodings(&frame).expect("a frame") {
+            let chosen: Vec<String> = batch
+                .schema()
+                .fields()
+                .iter()
+                .zip(columns)
+                .map(|(f, buffers)| {
+                    let names: Vec<&str> = buffers.iter().map(|e| e.name()).collect();
+                    format!("{}={}", f.name(), names.join("/"))
+                })
+                .collect();
+            println!("buffer encodings {name}: {}", chosen.join(" "));
+        }
         g.bench_function(name, |b| {
             b.iter(|| decode(black_box(&frame), None).expect("decode"))
         });

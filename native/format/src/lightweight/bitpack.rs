@@ -42,14 +42,20 @@ pub(crate) fn pack(values: impl IntoIterator<Item = u64>, width: u8, out: &mut V
     out.extend_from_slice(&(acc as u64).to_le_bytes()[..tail]);
 }
 
-/// Calls `sink(i, value)` for each of the `n` values packed at `width` bits in `packed`, which
-/// must be exactly [`packed_len`] bytes long.
+/// Values unpacked per call of the sink in [`unpack`]: small enough to stay in L1.
+pub(crate) const CHUNK: usize = 1024;
+
+/// Unpacks the `n` values packed at `width` bits in `packed`, which must be exactly
+/// [`packed_len`] bytes long, and hands them to `sink(first_index, values)` in chunks of up to
+/// [`CHUNK`], in order. Lengths are checked once up front; the loop itself reads whole 8-byte
+/// words (from a copy of `packed` with 16 zero bytes after it), so it has no per-value branch
+/// on the input's end.
 pub(crate) fn unpack(
     packed: &[u8],
     n: usize,
     width: u8,
     what: &str,
-    mut sink: impl FnMut(usize, u64) -> Result<()>,
+    mut sink: impl FnMut(usize, &[u64]) -> Result<()>,
 ) -> Result<()> {
     if width > 64 {
         return Err(Error::CorruptEncoding(format!(
@@ -64,39 +70,35 @@ pub(crate) fn unpack(
             packed.len()
         )));
     }
+    let mut chunk = [0u64; CHUNK];
     if width == 0 {
-        for i in 0..n {
-            sink(i, 0)?;
+        for first in (0..n).step_by(CHUNK) {
+            sink(first, &chunk[..CHUNK.min(n - first)])?;
         }
         return Ok(());
     }
-    let width = u32::from(width);
+    let mut padded = Vec::with_capacity(packed.len() + 16);
+    padded.extend_from_slice(packed);
+    padded.resize(packed.len() + 16, 0);
+    let width = usize::from(width);
     let mask = if width == 64 {
         u64::MAX
     } else {
         (1u64 << width) - 1
     };
-    // Whole 8-byte words are read straight from the slice; the last few values from a copy.
-    let fast_end = packed.len().saturating_sub(16);
-    let mut bit = 0usize;
-    for i in 0..n {
-        let byte = bit / 8;
-        let shift = (bit % 8) as u32;
-        let value = if byte < fast_end {
-            let lo = u64::from_le_bytes(word(&packed[byte..byte + 8]));
-            let hi = u64::from(packed[byte + 8]);
-            let v = (u128::from(lo) | (u128::from(hi) << 64)) >> shift;
-            v as u64 & mask
-        } else {
-            let mut buf = [0u8; 9];
-            let end = packed.len().min(byte + 9);
-            buf[..end - byte].copy_from_slice(&packed[byte..end]);
-            let lo = u64::from_le_bytes(word(&buf[..8]));
-            let v = (u128::from(lo) | (u128::from(buf[8]) << 64)) >> shift;
-            v as u64 & mask
-        };
-        sink(i, value)?;
-        bit += width as usize;
+    for first in (0..n).step_by(CHUNK) {
+        let len = CHUNK.min(n - first);
+        let mut bit = first * width;
+        for slot in &mut chunk[..len] {
+            let byte = bit / 8;
+            let shift = (bit % 8) as u32;
+            let lo = u64::from_le_bytes(word(&padded[byte..byte + 8]));
+            // A value of more than 56 bits may reach into a ninth byte.
+            let hi = u64::from(padded[byte + 8]);
+            *slot = ((lo >> shift) | (hi << 1 << (63 - shift))) & mask;
+            bit += width;
+        }
+        sink(first, &chunk[..len])?;
     }
     Ok(())
 }
@@ -114,8 +116,9 @@ mod tests {
 
     fn unpacked(packed: &[u8], n: usize, width: u8) -> Vec<u64> {
         let mut out = Vec::new();
-        unpack(packed, n, width, "test", |_, v| {
-            out.push(v);
+        unpack(packed, n, width, "test", |first, values| {
+            assert_eq!(first, out.len());
+            out.extend_from_slice(values);
             Ok(())
         })
         .unwrap();
@@ -141,7 +144,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn round_trips(values in proptest::collection::vec(any::<u64>(), 0..300), width in 0u8..=64) {
+        fn round_trips(values in proptest::collection::vec(any::<u64>(), 0..2500), width in 0u8..=64) {
             let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
             let values: Vec<u64> = values.into_iter().map(|v| v & mask).collect();
             let mut out = Vec::new();

@@ -60,9 +60,12 @@ impl BufferUnit for Delta {
         super::reserved_zero(&params[17..], what)?;
         integers::write(out, 0, width, first)?;
         let mut previous = first;
-        bitpack::unpack(packed, n - 1, params[16], what, |i, d| {
-            previous = previous.wrapping_add(reference.wrapping_add(d as i64));
-            integers::write(out, i + 1, width, previous)
+        bitpack::unpack(packed, n - 1, params[16], what, |first, differences| {
+            let values = differences.iter().map(|&d| {
+                previous = previous.wrapping_add(reference.wrapping_add(d as i64));
+                previous
+            });
+            integers::write_from(out, first + 1, width, values)
         })
     }
 }

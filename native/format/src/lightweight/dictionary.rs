@@ -19,6 +19,31 @@ pub(crate) struct Dictionary;
 pub(crate) const MAX_ENTRIES: usize = 1 << 16;
 const PARAMS: usize = 8;
 
+/// Elements looked at before a dictionary is built.
+const SAMPLE: usize = 1024;
+
+/// Whether a dictionary of `values` (elements of `width` bytes) may be smaller than `beat`
+/// bytes, judged from a sample (every element of a short buffer, else [`SAMPLE`] spread
+/// evenly): its distinct share, scaled to the buffer, sizes the entries and the packed indices.
+/// A buffer of mostly distinct values (measurements, random ids, doubles' bit patterns) is
+/// never hashed in full, which is what would make the writer slow.
+fn worth_building(values: &[i64], width: usize, beat: usize) -> bool {
+    let step = values.len().div_ceil(SAMPLE).max(1);
+    let mut seen = std::collections::HashSet::with_capacity(SAMPLE.min(values.len()));
+    let mut sampled = 0usize;
+    for &v in values.iter().step_by(step) {
+        seen.insert(v);
+        sampled += 1;
+    }
+    let estimated = (seen.len() * values.len()).div_ceil(sampled.max(1));
+    let indices = bitpack::packed_len(values.len(), code_width(estimated)).unwrap_or(usize::MAX);
+    estimated
+        .saturating_mul(width)
+        .saturating_add(indices)
+        .saturating_add(PARAMS)
+        < beat
+}
+
 /// The distinct elements and each element's index, or `None` past [`MAX_ENTRIES`].
 fn build(buffer: &Analysis<'_>) -> Option<(Vec<i64>, Vec<u64>)> {
     let v = buffer.values.as_ref()?;
@@ -52,7 +77,8 @@ impl BufferUnit for Dictionary {
         let v = buffer.values.as_ref()?;
         // Only worth building when the range needs more bits than a small dictionary would.
         let range_width = bitpack::width_of(super::integers::distance(v.max, v.min));
-        if range_width <= 8 {
+        let reference_len = bitpack::packed_len(v.values.len(), range_width)?;
+        if range_width <= 8 || !worth_building(&v.values, buffer.width(), reference_len) {
             return None;
         }
         let (entries, _) = build(buffer)?;
@@ -89,17 +115,22 @@ impl BufferUnit for Dictionary {
             )));
         }
         let (entries, packed) = super::split_params(rest, count * width, what)?;
-        bitpack::unpack(packed, n, params[4], what, |i, code| {
-            let entry = usize::try_from(code)
-                .ok()
-                .filter(|&c| c < count)
-                .ok_or_else(|| {
-                    Error::CorruptEncoding(format!(
-                        "{what}: element {i} has index {code} into {count} entries"
-                    ))
-                })?;
-            out[i * width..(i + 1) * width]
-                .copy_from_slice(&entries[entry * width..(entry + 1) * width]);
+        bitpack::unpack(packed, n, params[4], what, |first, codes| {
+            let dst = out
+                .get_mut(first * width..(first + codes.len()) * width)
+                .ok_or_else(|| Error::Internal(format!("{what}: elements outside")))?;
+            for (i, (element, &code)) in dst.chunks_exact_mut(width).zip(codes).enumerate() {
+                let entry = usize::try_from(code)
+                    .ok()
+                    .filter(|&c| c < count)
+                    .ok_or_else(|| {
+                        Error::CorruptEncoding(format!(
+                            "{what}: element {} has index {code} into {count} entries",
+                            first + i
+                        ))
+                    })?;
+                element.copy_from_slice(&entries[entry * width..(entry + 1) * width]);
+            }
             Ok(())
         })
     }

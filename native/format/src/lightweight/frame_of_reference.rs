@@ -46,8 +46,11 @@ impl BufferUnit for FrameOfReference {
         let (params, packed) = super::split_params(stored, PARAMS, what)?;
         let reference = super::param_i64(params, 0);
         super::reserved_zero(&params[9..], what)?;
-        bitpack::unpack(packed, n, params[8], what, |i, d| {
-            integers::write(out, i, width, reference.wrapping_add(d as i64))
+        bitpack::unpack(packed, n, params[8], what, |first, differences| {
+            let values = differences
+                .iter()
+                .map(|&d| reference.wrapping_add(d as i64));
+            integers::write_from(out, first, width, values)
         })
     }
 }

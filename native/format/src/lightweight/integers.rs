@@ -57,6 +57,50 @@ pub(crate) fn write(out: &mut [u8], index: usize, width: usize, value: i64) -> R
     Ok(())
 }
 
+/// Writes `values` as elements `first..` of `out` (elements of `width` bytes, each truncated or,
+/// at 16 bytes, sign-extended, as [`write`]); an error if they would run past its end. One loop
+/// per width, so the decoders' inner loops carry no per-element width dispatch.
+pub(crate) fn write_from(
+    out: &mut [u8],
+    first: usize,
+    width: usize,
+    values: impl ExactSizeIterator<Item = i64>,
+) -> Result<()> {
+    let count = values.len();
+    let dst = first
+        .checked_mul(width)
+        .and_then(|start| Some((start, start.checked_add(count.checked_mul(width)?)?)))
+        .and_then(|(start, end)| out.get_mut(start..end))
+        .ok_or_else(|| {
+            Error::Internal(format!(
+                "elements {first}..+{count} of width {width} outside"
+            ))
+        })?;
+    match width {
+        1 => dst.iter_mut().zip(values).for_each(|(d, v)| *d = v as u8),
+        2 => store(dst, values, |v| (v as i16).to_le_bytes()),
+        4 => store(dst, values, |v| (v as i32).to_le_bytes()),
+        8 => store(dst, values, i64::to_le_bytes),
+        16 => store(dst, values, |v| i128::from(v).to_le_bytes()),
+        _ => {
+            return Err(Error::Internal(format!(
+                "integer elements of {width} bytes"
+            )))
+        }
+    }
+    Ok(())
+}
+
+fn store<const W: usize>(
+    dst: &mut [u8],
+    values: impl Iterator<Item = i64>,
+    bytes: impl Fn(i64) -> [u8; W],
+) {
+    for (d, v) in dst.chunks_exact_mut(W).zip(values) {
+        d.copy_from_slice(&bytes(v));
+    }
+}
+
 /// The unsigned distance `value - reference` for a `reference ≤ value`.
 pub(crate) fn distance(value: i64, reference: i64) -> u64 {
     value.wrapping_sub(reference) as u64

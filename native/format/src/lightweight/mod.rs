@@ -280,6 +280,9 @@ pub(crate) mod tests {
                 (0..100).map(|i| 1_000_000 + i * 3).collect(),
                 (0..100).map(|i| (i * 7919) % 13 - 6).collect(),
                 vec![i64::MIN, i64::MAX, 0, -1, 1],
+                (0..100)
+                    .map(|i| [i64::MIN / 3, 77, 1 << 40][i % 3])
+                    .collect(),
                 vec![42],
                 (0..300)
                     .map(|i| (i * 2654435761u64 as i64) ^ (i << 40))
