@@ -91,6 +91,9 @@ MODES = {
     "tc-v3-lz4": _ours("ours V3 lz4", "v3", False, "lz4"),
     "tc-v3-stats-lz4": _ours("ours V3+stats lz4", "v3", True, "lz4"),
     "tc-v3-stats-zstd": _ours("ours V3+stats zstd", "v3", True, "zstd"),
+    # V4 (opt-in): each buffer in the lightweight encoding the writer chooses, under the codec.
+    "tc-v4-stats-lz4": _ours("ours V4+stats lz4", "v4", True, "lz4"),
+    "tc-v4-stats-zstd": _ours("ours V4+stats zstd", "v4", True, "zstd"),
     # The explicit V3 + stats + lz4 mode read through Spark's row path, and without
     # BYTE_STREAM_SPLIT: for A/B runs only (named explicitly).
     "tc-v3-stats-lz4-rowread": _ours("ours V3+stats lz4, row path", "v3", True, "lz4", group="ab",
