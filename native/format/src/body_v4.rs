@@ -75,7 +75,8 @@ pub(crate) fn write(
     out.resize(start + pad8(out.len() - start), 0);
     let mut encoded = false;
     for (i, (bytes, spec)) in buffers.iter().zip(column.specs()).enumerate() {
-        let analysis = Analysis::of(bytes, spec.kind);
+        let analysis = Analysis::of(bytes, spec.kind)
+            .with_doubles(matches!(spec.node_type, DataType::Float64));
         let bound = bounds.get(i).copied().flatten();
         let encoding = select::choose_buffer(policy, codec, &analysis, bound);
         let buffer_start = out.len();

@@ -154,11 +154,12 @@ pub(crate) fn choose_buffer(
 }
 
 /// What `Auto` tries, cheapest to decode first (ties go to the earlier).
-const V4_PREFERENCE: [BufferEncoding; 6] = [
+const V4_PREFERENCE: [BufferEncoding; 7] = [
     BufferEncoding::Constant,
     BufferEncoding::FrameOfReference,
     BufferEncoding::Delta,
     BufferEncoding::Dictionary,
+    BufferEncoding::Alp,
     BufferEncoding::Plain,
     BufferEncoding::ByteStreamSplit,
 ];
@@ -248,7 +249,8 @@ mod tests {
             for data in test_columns::every_column(seed, 97) {
                 let parts = BodyParts::collect(&data).unwrap();
                 for (bytes, spec) in parts.buffers().iter().zip(parts.specs()) {
-                    let analysis = Analysis::of(bytes, spec.kind);
+                    let analysis = Analysis::of(bytes, spec.kind)
+                        .with_doubles(*spec.node_type == DataType::Float64);
                     let chosen = choose_buffer(EncodingPolicy::Auto, Codec::None, &analysis, None);
                     let stored = |e: BufferEncoding| {
                         let unit = e.unit();

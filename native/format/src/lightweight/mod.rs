@@ -1,6 +1,6 @@
 //! The encodings of one buffer of a V4 column body (FORMAT.md §3.2), each a unit behind
-//! [`BufferUnit`]: plain, BYTE_STREAM_SPLIT, and the lightweight integer encodings (constant,
-//! frame of reference, delta, dictionary), each ending in [`bitpack`]. A V4 body states each
+//! [`BufferUnit`]: plain, BYTE_STREAM_SPLIT, the lightweight integer encodings (constant,
+//! frame of reference, delta, dictionary), each ending in [`bitpack`], and ALP for doubles. A V4 body states each
 //! buffer's encoding, decoded length and stored length, so an encoding may change lengths and
 //! carry parameters; the reader needs nothing but the body and the schema's element widths.
 //!
@@ -8,6 +8,7 @@
 //! [`Analysis`] of the buffer), and how to encode and decode. The choice between units is made
 //! in [`crate::select::choose_buffer`].
 
+mod alp;
 pub(crate) mod bitpack;
 mod constant;
 mod delta;
@@ -34,17 +35,20 @@ pub enum BufferEncoding {
     Delta,
     /// The distinct elements, then each element's index among them, bit-packed.
     Dictionary,
+    /// Doubles as scaled integers, frame of reference and bit-packed, with exceptions (ALP).
+    Alp,
 }
 
 impl BufferEncoding {
     /// Every buffer encoding, in id order.
-    pub const ALL: [BufferEncoding; 6] = [
+    pub const ALL: [BufferEncoding; 7] = [
         BufferEncoding::Plain,
         BufferEncoding::ByteStreamSplit,
         BufferEncoding::Constant,
         BufferEncoding::FrameOfReference,
         BufferEncoding::Delta,
         BufferEncoding::Dictionary,
+        BufferEncoding::Alp,
     ];
 
     /// The id a buffer descriptor stores.
@@ -56,6 +60,7 @@ impl BufferEncoding {
             BufferEncoding::FrameOfReference => 3,
             BufferEncoding::Delta => 4,
             BufferEncoding::Dictionary => 5,
+            BufferEncoding::Alp => 6,
         }
     }
 
@@ -68,6 +73,7 @@ impl BufferEncoding {
             BufferEncoding::FrameOfReference => "frame_of_reference",
             BufferEncoding::Delta => "delta",
             BufferEncoding::Dictionary => "dictionary",
+            BufferEncoding::Alp => "alp",
         }
     }
 
@@ -94,6 +100,7 @@ impl BufferEncoding {
             BufferEncoding::FrameOfReference => &frame_of_reference::FrameOfReference,
             BufferEncoding::Delta => &delta::Delta,
             BufferEncoding::Dictionary => &dictionary::Dictionary,
+            BufferEncoding::Alp => &alp::Alp,
         }
     }
 }
@@ -126,6 +133,8 @@ pub(crate) struct Analysis<'a> {
     pub(crate) kind: BufferKind,
     /// The elements as integers, when they are integers ([`integers`]).
     pub(crate) values: Option<IntegerValues>,
+    /// Whether the elements are doubles (a Float64 column's values), which ALP may store.
+    pub(crate) doubles: bool,
 }
 
 /// A buffer's elements as integers, with what the integer encodings size themselves by.
@@ -154,7 +163,13 @@ impl<'a> Analysis<'a> {
             bytes,
             kind,
             values,
+            doubles: false,
         }
+    }
+
+    /// This analysis of a buffer whose elements are doubles when `doubles` is set.
+    pub(crate) fn with_doubles(self, doubles: bool) -> Self {
+        Analysis { doubles, ..self }
     }
 
     /// The element width.
@@ -247,7 +262,8 @@ pub(crate) mod tests {
         if !unit.applies_to(kind) {
             return false;
         }
-        let analysis = Analysis::of(bytes, kind);
+        // 8-byte elements are also offered as doubles, so ALP meets integers' bit patterns too.
+        let analysis = Analysis::of(bytes, kind).with_doubles(kind == BufferKind::Values(8));
         let Some(len) = unit.stored_len(&analysis) else {
             return false;
         };
@@ -267,7 +283,7 @@ pub(crate) mod tests {
             assert_eq!(usize::from(e.id()), i);
             assert_eq!(BufferEncoding::from_stored(e.id()), Some(*e));
         }
-        assert_eq!(BufferEncoding::from_stored(6), None);
+        assert_eq!(BufferEncoding::from_stored(7), None);
     }
 
     fn columns() -> Vec<(Vec<u8>, BufferKind)> {
@@ -321,7 +337,8 @@ pub(crate) mod tests {
         for encoding in BufferEncoding::ALL {
             let unit = encoding.unit();
             for (bytes, kind) in columns() {
-                let analysis = Analysis::of(&bytes, kind);
+                let analysis =
+                    Analysis::of(&bytes, kind).with_doubles(kind == BufferKind::Values(8));
                 if !unit.applies_to(kind) || unit.stored_len(&analysis).is_none() {
                     continue;
                 }

@@ -312,7 +312,8 @@ pub fn empty() -> RecordBatch {
 /// One column per V4 buffer encoding, 200 rows: a constant, a frame of reference (small range
 /// far from zero), a delta (timestamps a second apart), a dictionary (five scattered longs),
 /// 16-byte decimals, dates, strings whose offsets are affine, with nulls, doubles with NaN and
-/// -0.0 that no integer encoding takes, and a random column that stays plain.
+/// -0.0 that no integer encoding takes, a random column that stays plain, and prices of two
+/// decimals with NaN and nulls (ALP).
 pub fn encodings() -> RecordBatch {
     let rows = 200i64;
     let spread = [i64::MIN / 3, -77, 0, 1 << 40, i64::MAX / 5];
@@ -379,6 +380,15 @@ pub fn encodings() -> RecordBatch {
             Arc::new(Int64Array::from_iter_values(
                 (0..rows).map(|r| mix(r) as i64),
             )),
+        ),
+        (
+            "price",
+            Arc::new(Float64Array::from_iter((0..rows).map(|r| {
+                (r % 23 != 0).then(|| match r % 50 {
+                    7 => f64::NAN,
+                    _ => (100_000 + (mix(r) % 5_000) as i64) as f64 / 100.0,
+                })
+            }))),
         ),
     ];
     batch(cols)

@@ -96,6 +96,7 @@ pub fn cases() -> Vec<RejectCase> {
     let (_, reference) = find(&f, BufferEncoding::FrameOfReference);
     let (_, delta) = find(&f, BufferEncoding::Delta);
     let (_, dictionary) = find(&f, BufferEncoding::Dictionary);
+    let (_, alp) = find(&f, BufferEncoding::Alp);
     // The string column's value bytes (column 6, buffer 2): an integer encoding cannot hold them.
     let bytes_buffer = locate(&f, 6, 2);
     // A list whose child values are a constant: what a few stored bytes may declare below a list
@@ -238,6 +239,33 @@ pub fn cases() -> Vec<RejectCase> {
             "a dictionary of 0 entries for 200 elements",
             edited(&f, |b| {
                 b[dictionary.stored..dictionary.stored + 4].copy_from_slice(&0u32.to_le_bytes());
+            }),
+        ),
+        case(
+            "v4_alp_exponent_19",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "an ALP buffer with exponent 19 (at most 18: 10^19 is past what a double holds exactly)",
+            edited(&f, |b| b[alp.stored] = 19),
+        ),
+        case(
+            "v4_alp_factor_above_exponent",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "an ALP buffer whose factor is above its exponent",
+            edited(&f, |b| b[alp.stored + 1] = b[alp.stored] + 1),
+        ),
+        case(
+            "v4_alp_exception_past_the_end",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "an ALP buffer whose last exception position is 200, past its 200 values",
+            edited(&f, |b| {
+                let exceptions = u32_at(b, alp.stored + 16);
+                assert!(exceptions > 0, "the price column has NaN exceptions");
+                let positions = alp.stored + alp.stored_len - 12 * exceptions;
+                let last = positions + 4 * (exceptions - 1);
+                b[last..last + 4].copy_from_slice(&200u32.to_le_bytes());
             }),
         ),
         case(
