@@ -27,13 +27,20 @@ pub(crate) struct Alp;
 
 const PARAMS: usize = 24;
 const MAX_EXPONENT: usize = 18;
-/// Values tried per `(e, f)` pair when choosing one.
+/// Values every `(e, f)` pair is tried on, to find [`FINALISTS`] of them.
+const FIRST_SAMPLE: usize = 32;
+/// Pairs tried on the full sample of [`SAMPLE`] values.
+const FINALISTS: usize = 3;
+/// Values the finalists are tried on.
 const SAMPLE: usize = 256;
 /// Bytes an exception costs: its position and its value.
 const EXCEPTION_BYTES: usize = 12;
-/// Scaled magnitudes at or above this are exceptions: below it every integer is exact in an
-/// `f64` and `round` is exact.
-const MAX_SCALED: f64 = 4_503_599_627_370_496.0; // 2^52
+/// Scaled magnitudes at or above this are exceptions: below it [`ROUND`] rounds exactly.
+const MAX_SCALED: f64 = 2_251_799_813_685_248.0; // 2^51
+/// Adding and subtracting `2^52 + 2^51` rounds a double of magnitude below 2^51 to an integer
+/// (to even on ties) with two additions, where `f64::round` is a libm call on x86-64's baseline.
+/// Any rounding would do: the writer checks every value through [`decode_one`].
+const ROUND: f64 = 6_755_399_441_055_744.0;
 
 const POW10: [f64; MAX_EXPONENT + 1] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
@@ -55,7 +62,7 @@ fn encode_one(v: f64, e: usize, f: usize) -> Option<i64> {
     if scaled.is_nan() || scaled.abs() >= MAX_SCALED {
         return None;
     }
-    let n = scaled.round() as i64;
+    let n = ((scaled + ROUND) - ROUND) as i64;
     (decode_one(n, e, f).to_bits() == v.to_bits()).then_some(n)
 }
 
@@ -78,35 +85,49 @@ struct Plan {
     len: usize,
 }
 
-/// The `(e, f)` pair with the smallest estimated size on a sample of `values`.
-fn choose_pair(values: &[f64]) -> (usize, usize) {
-    let step = values.len().div_ceil(SAMPLE).max(1);
-    let sample: Vec<f64> = values.iter().step_by(step).copied().collect();
-    let mut best = (usize::MAX, 0, 0);
-    for e in 0..=MAX_EXPONENT {
-        for f in 0..=e {
-            let (mut lo, mut hi, mut exceptions) = (i64::MAX, i64::MIN, 0usize);
-            for &v in &sample {
-                match encode_one(v, e, f) {
-                    Some(n) => {
-                        lo = lo.min(n);
-                        hi = hi.max(n);
-                    }
-                    None => exceptions += 1,
-                }
+/// The estimated bits of `sample` stored with `(e, f)`: packed values plus exceptions.
+fn estimate(sample: &[f64], e: usize, f: usize) -> usize {
+    let (mut lo, mut hi, mut exceptions) = (i64::MAX, i64::MIN, 0usize);
+    for &v in sample {
+        match encode_one(v, e, f) {
+            Some(n) => {
+                lo = lo.min(n);
+                hi = hi.max(n);
             }
-            let width = if lo > hi {
-                0
-            } else {
-                bitpack::width_of(hi.wrapping_sub(lo) as u64)
-            };
-            let cost = sample.len() * usize::from(width) + exceptions * EXCEPTION_BYTES * 8;
-            if cost < best.0 {
-                best = (cost, e, f);
-            }
+            None => exceptions += 1,
         }
     }
-    (best.1, best.2)
+    let width = if lo > hi {
+        0
+    } else {
+        bitpack::width_of(hi.wrapping_sub(lo) as u64)
+    };
+    sample.len() * usize::from(width) + exceptions * EXCEPTION_BYTES * 8
+}
+
+/// Every `count`-th value of `values`, up to `count` of them.
+fn sample_of(values: &[f64], count: usize) -> Vec<f64> {
+    let step = values.len().div_ceil(count).max(1);
+    values.iter().step_by(step).copied().collect()
+}
+
+/// The `(e, f)` pair with the smallest estimated size: every pair on a small sample, the best
+/// few of them on a larger one (the paper's two-level sampling, on one buffer).
+fn choose_pair(values: &[f64]) -> (usize, usize) {
+    let first = sample_of(values, FIRST_SAMPLE);
+    let mut ranked: Vec<(usize, usize, usize)> = (0..=MAX_EXPONENT)
+        .flat_map(|e| (0..=e).map(move |f| (e, f)))
+        .map(|(e, f)| (estimate(&first, e, f), e, f))
+        .collect();
+    // Stable: of equal estimates the smaller exponent stays first.
+    ranked.sort_by_key(|&(cost, _, _)| cost);
+    let sample = sample_of(values, SAMPLE);
+    ranked
+        .iter()
+        .take(FINALISTS)
+        .map(|&(_, e, f)| (estimate(&sample, e, f), e, f))
+        .min_by_key(|&(cost, _, _)| cost)
+        .map_or((0, 0), |(_, e, f)| (e, f))
 }
 
 /// The plan for the analysed buffer, or `None` when it holds no doubles.
@@ -162,20 +183,21 @@ impl BufferUnit for Alp {
             .map_err(|_| Error::Internal("alp exception count".into()))?;
         out.extend_from_slice(&count.to_le_bytes());
         out.extend_from_slice(&[0; 4]);
-        let values = doubles(buffer.bytes);
-        bitpack::pack(
-            values
-                .clone()
-                .map(|v| encode_one(v, p.e, p.f).map_or(0, |n| n.wrapping_sub(p.reference) as u64)),
-            p.bit_width,
-            out,
-        );
+        // One pass: each value's packed difference (0 for an exception), and the exceptions.
         let mut positions = Vec::with_capacity(p.exceptions);
-        for (i, v) in values.clone().enumerate() {
-            if encode_one(v, p.e, p.f).is_none() {
-                positions.push(i);
-                out.extend_from_slice(&(i as u32).to_le_bytes());
-            }
+        let deltas: Vec<u64> = doubles(buffer.bytes)
+            .enumerate()
+            .map(|(i, v)| match encode_one(v, p.e, p.f) {
+                Some(n) => n.wrapping_sub(p.reference) as u64,
+                None => {
+                    positions.push(i);
+                    0
+                }
+            })
+            .collect();
+        bitpack::pack(deltas, p.bit_width, out);
+        for &i in &positions {
+            out.extend_from_slice(&(i as u32).to_le_bytes());
         }
         for i in positions {
             out.extend_from_slice(&buffer.bytes[i * 8..i * 8 + 8]);
