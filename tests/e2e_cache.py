@@ -70,7 +70,7 @@ def main():
     capability = sc._jvm.dev.tablecache.jni.Capability.current().toString()
     print(f"spark {spark.version}, master {sc.master}, serializer {spark.conf.get('spark.serializer', 'java')}, "
           f"driver capability {capability}", flush=True)
-    check("native library on the driver", capability == "V3", capability)
+    check("native library on the driver", capability == "V4", capability)
 
     table = spark.sql(TABLE_SQL)
     table.createOrReplaceTempView("t")

@@ -820,7 +820,7 @@ def main_phase(results, local_dir):
         capability = sc._jvm.dev.tablecache.jni.Capability.current().toString()
         print(f"spark {spark.version}, master {sc.master}, app {sc.applicationId}, "
               f"scale {SCALE}, driver capability {capability}", flush=True)
-        results.check("native library on the driver", capability == "V3", capability)
+        results.check("native library on the driver", capability == "V4", capability)
 
         t, u, expected = shared_tables(results, spark)
         guarded(results, "concurrent queries", check_concurrent_queries, spark, expected)

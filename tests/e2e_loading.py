@@ -70,7 +70,7 @@ def main():
         check(f"our columnar rule installed {expected_rules} time(s) (Spark {spark.version})",
               names.count(OUR_RULE) == expected_rules, names)
         capability = spark.sparkContext._jvm.dev.tablecache.jni.Capability.current().toString()
-        check("native library loaded", capability == "V3", capability)
+        check("native library loaded", capability == "V4", capability)
 
         table = spark.sql(TABLE_SQL)
         table.createOrReplaceTempView("t")
