@@ -21,7 +21,7 @@ if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then
   seconds=$1
   shift
 fi
-all_targets=(frame projected_decode stats schema_cache)
+all_targets=(frame projected_decode stats schema_cache v4_body)
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all_targets[@]}")
 
@@ -40,7 +40,10 @@ artifacts=$fuzz/artifacts
 # sections of a frame lie comes from the format crate (examples/frame_sections.rs), not from
 # offsets written here.
 seed() {
-  mkdir -p "$corpus"/{frame,projected_decode,stats,schema_cache}
+  mkdir -p "$corpus"/{frame,projected_decode,stats,schema_cache,v4_body}
+  # v4_body: one column body per type, written by the format crate (tests/fuzz_regressions.rs).
+  TABLECACHE_FUZZ_SEEDS="$PWD/$corpus/v4_body" cargo test -q -p tablecache-format \
+    --test fuzz_regressions v4_body_seeds >/dev/null
   local bin name schema_len
   for bin in golden/*.bin; do
     name=$(basename "$bin" .bin)

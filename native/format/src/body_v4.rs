@@ -20,20 +20,26 @@ pub(crate) const DESCRIPTOR_LEN: usize = 12;
 
 /// A V4 body declares at most this many decoded bytes per stored byte of a buffer whose size
 /// its rows do not set, plus [`FREE_BYTES`]: what stops a few stored bytes (a constant) from
-/// asking for gigabytes in a list's child. Buffers whose size the row count sets are bounded by
-/// that size instead (`budget::row_bounds`).
+/// asking for gigabytes in a list's child. Buffers whose size the row count sets are held to
+/// that size instead (`budget::row_bounds`), however few bytes they store.
 pub(crate) const MAX_EXPANSION: u64 = 1024;
 /// See [`MAX_EXPANSION`].
 pub(crate) const FREE_BYTES: u64 = 4096;
 
 /// Whether a buffer of `decoded` bytes may be stored in `stored` bytes (the reader's rule,
-/// which the writer keeps so that it never writes what the reader refuses).
+/// which the writer keeps so that it never writes what the reader refuses): at most its
+/// `row_bound` where the rows set its size, else at most [`MAX_EXPANSION`] times its stored
+/// bytes plus [`FREE_BYTES`].
 pub(crate) fn expansion_allowed(decoded: u64, stored: u64, row_bound: Option<u64>) -> bool {
-    row_bound.is_some_and(|b| decoded <= b)
-        || decoded
-            <= stored
-                .saturating_mul(MAX_EXPANSION)
-                .saturating_add(FREE_BYTES)
+    match row_bound {
+        Some(bound) => decoded <= bound,
+        None => {
+            decoded
+                <= stored
+                    .saturating_mul(MAX_EXPANSION)
+                    .saturating_add(FREE_BYTES)
+        }
+    }
 }
 
 /// What [`write`] wrote.

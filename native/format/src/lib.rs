@@ -46,6 +46,6 @@ pub use frame::{
     Header, DIRECTORY_ENTRY_LEN, HEADER_LEN, IPC_CONTINUATION, MAGIC,
 };
 pub use lightweight::BufferEncoding;
-pub use read::{buffer_encodings, decode, decode_fetched};
+pub use read::{buffer_encodings, decode, decode_column_body_v4, decode_fetched};
 pub use select::EncodingPolicy;
 pub use write::{write, write_interned, WriteOptions};

@@ -102,9 +102,25 @@ fn decode_column(
         what.clone()
     })?;
     let schema = frame.schema.schema.as_ref();
+    let (column, decoded) = decode_v4_body(&body, schema, index, frame.row_count, budget.left)?;
+    budget.left -= decoded;
+    Ok(column)
+}
+
+/// Decodes the V4 column body `body` (a whole decompressed payload) of field `index` of
+/// `schema` in a frame of `rows` rows, decoding at most `max_decoded` bytes; returns the column
+/// and the bytes its plain body took.
+fn decode_v4_body(
+    body: &[u8],
+    schema: &Schema,
+    index: usize,
+    rows: u32,
+    max_decoded: u64,
+) -> Result<(ArrayRef, u64)> {
+    let what = format!("column {index}");
     let data_type = schema.field(index).data_type();
-    let plain = body_v4::decode(&body, data_type, frame.row_count, budget.left, &what)?;
-    budget.left -= plain.len() as u64;
+    let plain = body_v4::decode(body, data_type, rows, max_decoded, &what)?;
+    let decoded = plain.len() as u64;
     let layout = BodyLayout::parse(&plain, 0, &what)?;
     if layout.end != plain.len() {
         return Err(Error::TrailingBytes {
@@ -113,7 +129,22 @@ fn decode_column(
         });
     }
     let mut reader = PartsReader::over(&plain.into(), layout, what);
-    read_column(&mut reader, schema, index, frame.row_count as usize)
+    let column = read_column(&mut reader, schema, index, rows as usize)?;
+    Ok((column, decoded))
+}
+
+/// Decodes one V4 column body (FORMAT.md §3.2), a whole decompressed payload, as the only
+/// column of a frame of `rows` rows over `schema`, under the frame's decode budget: every check
+/// a frame's reader makes of a body. For the fuzz target `v4_body` and tools, which reach the
+/// body's decoders without the frame's checksums around it.
+pub fn decode_column_body_v4(body: &[u8], schema: &Schema, rows: u32) -> Result<ArrayRef> {
+    if schema.fields().len() != 1 {
+        return Err(Error::InvalidArgument(format!(
+            "a column body is one column, the schema has {}",
+            schema.fields().len()
+        )));
+    }
+    decode_v4_body(body, schema, 0, rows, budget::MAX_DECODED_FRAME_BYTES).map(|(c, _)| c)
 }
 
 /// [`decode`] for bytes the caller cannot lend for the whole decode (the JNI layer copies them

@@ -238,6 +238,57 @@ mod tests {
         }
     }
 
+    /// The oracle: every buffer encoding that applies, encoded in full. Without a codec the
+    /// chosen one must store the fewest bytes of all of them (ties to the earlier of
+    /// [`V4_PREFERENCE`]), and it must decode back to the buffer.
+    #[test]
+    fn auto_without_a_codec_chooses_the_smallest_encoding_of_every_buffer() {
+        let mut checked = 0;
+        for seed in [3, 17] {
+            for data in test_columns::every_column(seed, 97) {
+                let parts = BodyParts::collect(&data).unwrap();
+                for (bytes, spec) in parts.buffers().iter().zip(parts.specs()) {
+                    let analysis = Analysis::of(bytes, spec.kind);
+                    let chosen = choose_buffer(EncodingPolicy::Auto, Codec::None, &analysis, None);
+                    let stored = |e: BufferEncoding| {
+                        let unit = e.unit();
+                        if !unit.applies_to(spec.kind) || unit.stored_len(&analysis).is_none() {
+                            return None;
+                        }
+                        let mut out = Vec::new();
+                        unit.encode(&analysis, &mut out).unwrap();
+                        let mut back = vec![0u8; bytes.len()];
+                        unit.decode(&out, spec.kind.width(), &mut back, "oracle")
+                            .unwrap();
+                        assert_eq!(&back[..], *bytes, "{e:?} round trip");
+                        Some(out.len())
+                    };
+                    let best = [BufferEncoding::Plain]
+                        .into_iter()
+                        .chain(V4_PREFERENCE)
+                        .filter(|e| *e != BufferEncoding::ByteStreamSplit)
+                        .filter_map(|e| {
+                            let len = stored(e)?;
+                            let allowed = e == BufferEncoding::Plain
+                                || body_v4::expansion_allowed(bytes.len() as u64, len as u64, None);
+                            allowed.then_some(len)
+                        })
+                        .min()
+                        .unwrap();
+                    assert_eq!(
+                        stored(chosen),
+                        Some(best),
+                        "{:?} {:?}: chose {chosen:?}",
+                        data.data_type(),
+                        spec.kind
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100);
+    }
+
     #[test]
     fn a_payload_of_narrow_buffers_only_stays_plain() {
         for data_type in [DataType::Int8, DataType::Boolean, DataType::Null] {

@@ -25,7 +25,7 @@ fn fetched(
 
 fn frames() -> Vec<Vec<u8>> {
     let mut out = Vec::new();
-    for format in [Format::V3, Format::V2, Format::Legacy] {
+    for format in [Format::V4, Format::V3, Format::V2, Format::Legacy] {
         for codec in [Codec::None, Codec::Lz4, Codec::Zstd] {
             let options = WriteOptions {
                 format,

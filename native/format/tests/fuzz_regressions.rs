@@ -92,6 +92,36 @@ fn prefixed(prefix: &[u8], frame: &[u8]) -> Vec<u8> {
 }
 
 /// The golden frames, turned into every target's input the way `scripts/fuzz.sh` seeds them.
+/// The `v4_body` seeds (`TABLECACHE_FUZZ_SEEDS=DIR` writes them there) decode, and damage to each is refused cleanly: every truncation, and a
+/// flip of every byte of the first 64 past the node list.
+#[test]
+fn v4_body_seeds_decode_and_their_damage_fails_cleanly() {
+    let seeds = harness::v4_body_seeds();
+    // scripts/fuzz.sh seeds the target's corpus from here.
+    if let Some(dir) = std::env::var_os("TABLECACHE_FUZZ_SEEDS") {
+        for (i, seed) in seeds.iter().enumerate() {
+            std::fs::write(Path::new(&dir).join(format!("seed-{i}")), seed).expect("write seed");
+        }
+    }
+    assert_eq!(seeds.len(), harness::V4_BODY_TYPES);
+    assert_eq!(harness::v4_body_types().len(), harness::V4_BODY_TYPES);
+    for (i, seed) in seeds.iter().enumerate() {
+        assert_eq!(run("v4_body", seed, &format!("seed {i}")), "OK", "seed {i}");
+        for cut in 3..seed.len() {
+            assert_ne!(
+                run("v4_body", &seed[..cut], "cut"),
+                "OK",
+                "seed {i} cut at {cut}"
+            );
+        }
+        for at in 3..seed.len().min(3 + 64) {
+            let mut flipped = seed.clone();
+            flipped[at] ^= 0xFF;
+            run("v4_body", &flipped, &format!("seed {i} byte {at} flipped"));
+        }
+    }
+}
+
 #[test]
 fn golden_frames_pass_every_target() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../golden");

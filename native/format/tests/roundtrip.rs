@@ -160,7 +160,7 @@ fn random_batch(seed: u64, rows: usize, cols: usize) -> RecordBatch {
     )
 }
 
-const FORMATS: [Format; 3] = [Format::V3, Format::V2, Format::Legacy];
+const FORMATS: [Format; 4] = [Format::V4, Format::V3, Format::V2, Format::Legacy];
 const CODECS: [Codec; 4] = [Codec::None, Codec::Lz4, Codec::Zstd, Codec::Auto];
 const ENCODINGS: [EncodingPolicy; 3] = [
     EncodingPolicy::Auto,
@@ -232,6 +232,7 @@ fn empty_projection_yields_row_count_only() {
 fn formats_mix_and_are_detected() {
     let batch = common::nested();
     for (format, expected) in [
+        (Format::V4, Format::V4),
         (Format::V3, Format::V3),
         (Format::V2, Format::V2),
         (Format::Legacy, Format::Legacy),

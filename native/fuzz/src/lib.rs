@@ -13,6 +13,10 @@
 //! * `stats`: `u32` row count, one mode byte (bit 0 clear: the column count is the section's own
 //!   first `u32`; set: the column count is `mode >> 1`), then the stats section.
 //! * `schema_cache`: up to four schema byte strings separated by [`SCHEMA_SEPARATOR`].
+//! * `v4_body`: byte 0 picks the column's type from [`V4_BODY_TYPES`] (modulo their count), bytes
+//!   1..3 are the row count (`u16`), the rest is one V4 column body (FORMAT.md §3.2), decoded
+//!   without a frame around it so that no checksum stands between the mutations and the buffer
+//!   decoders. [`v4_body_seeds`] makes a seed per type.
 
 #![allow(dead_code)]
 
@@ -31,7 +35,13 @@ use tablecache_format::{
 pub type Outcome = Result<(), ErrorKind>;
 
 /// The fuzz targets, by name.
-pub const TARGETS: [&str; 4] = ["frame", "projected_decode", "stats", "schema_cache"];
+pub const TARGETS: [&str; 5] = [
+    "frame",
+    "projected_decode",
+    "stats",
+    "schema_cache",
+    "v4_body",
+];
 
 /// Runs the check of fuzz target `target` on `data`.
 pub fn run(target: &str, data: &[u8]) -> Outcome {
@@ -40,6 +50,7 @@ pub fn run(target: &str, data: &[u8]) -> Outcome {
         "projected_decode" => projected_decode(data),
         "stats" => stats(data),
         "schema_cache" => schema_cache(data),
+        "v4_body" => v4_body(data),
         other => panic!("unknown fuzz target {other:?}"),
     }
 }
@@ -62,7 +73,7 @@ pub fn resealed(data: &[u8]) -> Option<Vec<u8>> {
         b.get(at..at + 4)
             .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
     };
-    let entries = if data[4] == 3 { u32_at(data, 12)? } else { 1 };
+    let entries = if data[4] >= 3 { u32_at(data, 12)? } else { 1 };
     let directory = HEADER_LEN
         .checked_add(u32_at(data, 16)?)?
         .checked_add(u32_at(data, 20)?)?;
@@ -345,6 +356,169 @@ pub fn stats(data: &[u8]) -> Outcome {
             Err(e.kind())
         }
     }
+}
+
+/// The column types of the `v4_body` target: every buffer kind the V4 encodings see (values of
+/// each integer width, 16-byte decimals, doubles, bits, offsets of both widths, value bytes) and
+/// the nestings that bound a buffer by its rows (struct) or only by its stored bytes (list).
+pub fn v4_body_types() -> Vec<DataType> {
+    use arrow_schema::{Field, Fields};
+    vec![
+        DataType::Int8,
+        DataType::Int16,
+        DataType::Int32,
+        DataType::Int64,
+        DataType::Decimal128(18, 2),
+        DataType::Float64,
+        DataType::Date32,
+        DataType::Boolean,
+        DataType::Utf8,
+        DataType::LargeBinary,
+        DataType::List(Arc::new(Field::new("item", DataType::Int64, true))),
+        DataType::Struct(Fields::from(vec![
+            Field::new("a", DataType::Int32, true),
+            Field::new("b", DataType::Utf8, true),
+        ])),
+    ]
+}
+
+/// [`v4_body_types`]' count: byte 0 of a `v4_body` input is taken modulo it.
+pub const V4_BODY_TYPES: usize = 12;
+
+/// The type, row count and body of a `v4_body` input.
+fn split_v4_body(data: &[u8]) -> Option<(DataType, u32, &[u8])> {
+    let (&pick, rest) = data.split_first()?;
+    let rows = u16::from_le_bytes([*rest.first()?, *rest.get(1)?]);
+    let types = v4_body_types();
+    Some((
+        types[usize::from(pick) % types.len()].clone(),
+        u32::from(rows),
+        &rest[2..],
+    ))
+}
+
+/// Target `v4_body`: one V4 column body through every check and decoder a frame's reader runs
+/// on it. A body it accepts holds the stated rows, and writing that column as V4 again reads
+/// back equal.
+pub fn v4_body(data: &[u8]) -> Outcome {
+    let Some((data_type, rows, body)) = split_v4_body(data) else {
+        return Ok(());
+    };
+    let schema = arrow_schema::Schema::new(vec![arrow_schema::Field::new("c", data_type, true)]);
+    match tablecache_format::decode_column_body_v4(body, &schema, rows) {
+        Ok(column) => {
+            assert_eq!(column.len(), rows as usize);
+            let batch = RecordBatch::try_new(Arc::new(schema), vec![column]).expect("batch");
+            round_trip(&batch, false);
+            Ok(())
+        }
+        Err(e) => {
+            let kind = checked(&e);
+            assert!(
+                matches!(
+                    kind,
+                    ErrorKind::CorruptFrame
+                        | ErrorKind::SchemaMismatch
+                        | ErrorKind::UnsupportedCodec
+                ),
+                "{e}"
+            );
+            Err(kind)
+        }
+    }
+}
+
+/// Seeds for `v4_body`: for each type of [`v4_body_types`], the bodies the writer makes of a
+/// column of it (200 rows: runs, a steady step, a few distinct values, nulls), as inputs.
+pub fn v4_body_seeds() -> Vec<Vec<u8>> {
+    use arrow_array::builder::*;
+    use arrow_array::ArrayRef;
+    let rows = 200usize;
+    let ints = |i: usize| (i as i64 / 10) * 3 + 1_000;
+    let mut out = Vec::new();
+    for (pick, data_type) in v4_body_types().into_iter().enumerate() {
+        let column: ArrayRef = match &data_type {
+            DataType::Int8 => Arc::new(arrow_array::Int8Array::from_iter(
+                (0..rows).map(|i| (i % 7 != 0).then_some((i % 5) as i8)),
+            )),
+            DataType::Int16 => Arc::new(arrow_array::Int16Array::from_iter_values(
+                (0..rows).map(|i| 300 + i as i16),
+            )),
+            DataType::Int32 => Arc::new(arrow_array::Int32Array::from_iter_values(
+                (0..rows).map(|_| 42),
+            )),
+            DataType::Int64 => Arc::new(arrow_array::Int64Array::from_iter_values(
+                (0..rows).map(ints),
+            )),
+            DataType::Decimal128(p, s) => Arc::new(
+                arrow_array::Decimal128Array::from_iter_values(
+                    (0..rows).map(|i| [5i128, -1 << 40, 99][i % 3]),
+                )
+                .with_precision_and_scale(*p, *s)
+                .expect("decimal"),
+            ),
+            DataType::Float64 => Arc::new(arrow_array::Float64Array::from_iter(
+                (0..rows).map(|i| (i % 9 != 0).then_some(i as f64 * 0.5)),
+            )),
+            DataType::Date32 => Arc::new(arrow_array::Date32Array::from_iter_values(
+                (0..rows).map(|i| 19_000 + (i / 20) as i32),
+            )),
+            DataType::Boolean => Arc::new(arrow_array::BooleanArray::from_iter(
+                (0..rows).map(|i| Some(i % 3 == 0)),
+            )),
+            DataType::Utf8 => Arc::new(arrow_array::StringArray::from_iter(
+                (0..rows).map(|i| (i % 11 != 0).then(|| format!("k{}", i % 4))),
+            )),
+            DataType::LargeBinary => Arc::new(arrow_array::LargeBinaryArray::from_iter_values(
+                (0..rows).map(|i| vec![i as u8; i % 3]),
+            )),
+            DataType::List(_) => {
+                let mut b = ListBuilder::new(Int64Builder::new());
+                for i in 0..rows {
+                    b.values().append_slice(&[7, 7, i as i64]);
+                    b.append(i % 13 != 0);
+                }
+                Arc::new(b.finish())
+            }
+            _ => {
+                let a = arrow_array::Int32Array::from_iter_values((0..rows).map(|i| i as i32 * 2));
+                let b = arrow_array::StringArray::from_iter_values(
+                    (0..rows).map(|i| ["x", "yy"][i % 2]),
+                );
+                Arc::new(arrow_array::StructArray::from(vec![
+                    (
+                        Arc::new(arrow_schema::Field::new("a", DataType::Int32, true)),
+                        Arc::new(a) as ArrayRef,
+                    ),
+                    (
+                        Arc::new(arrow_schema::Field::new("b", DataType::Utf8, true)),
+                        Arc::new(b) as ArrayRef,
+                    ),
+                ]))
+            }
+        };
+        let schema =
+            arrow_schema::Schema::new(vec![arrow_schema::Field::new("c", data_type, true)]);
+        let batch = RecordBatch::try_new(Arc::new(schema), vec![column]).expect("seed batch");
+        let frame = write(
+            &batch,
+            &WriteOptions {
+                format: Format::V4,
+                codec: Codec::None,
+                stats: false,
+                ..Default::default()
+            },
+        )
+        .expect("write seed");
+        let parsed = Frame::parse(&frame).expect("parse seed");
+        let start = parsed.payload_start + parsed.directory[0].offset as usize;
+        let body = &frame[start..start + parsed.directory[0].stored_len as usize];
+        let mut input = vec![pick as u8];
+        input.extend_from_slice(&(rows as u16).to_le_bytes());
+        input.extend_from_slice(body);
+        out.push(input);
+    }
+    out
 }
 
 /// Separates the schema byte strings of a `schema_cache` input.

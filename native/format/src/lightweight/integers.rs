@@ -14,7 +14,7 @@ pub(crate) fn supported_width(width: usize) -> bool {
 /// The elements of `bytes` (a whole number of `width`-byte elements) as `i64`, or `None` when a
 /// 16-byte element does not fit in 64 bits or `width` is not supported.
 pub(crate) fn read_all(bytes: &[u8], width: usize) -> Option<Vec<i64>> {
-    if !supported_width(width) || bytes.len() % width != 0 {
+    if !supported_width(width) || !bytes.len().is_multiple_of(width) {
         return None;
     }
     let chunks = bytes.chunks_exact(width);

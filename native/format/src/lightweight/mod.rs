@@ -197,7 +197,7 @@ pub(crate) fn integer_kind(kind: BufferKind) -> bool {
 
 /// The number of `width`-byte elements in `len` decoded bytes; an error unless whole.
 pub(crate) fn element_count(len: usize, width: usize, what: &str) -> Result<usize> {
-    if width == 0 || len % width != 0 || !integers::supported_width(width) {
+    if width == 0 || !len.is_multiple_of(width) || !integers::supported_width(width) {
         return Err(Error::CorruptEncoding(format!(
             "{what}: {len} decoded bytes are not whole integer elements of {width} bytes"
         )));

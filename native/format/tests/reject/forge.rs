@@ -60,7 +60,8 @@ pub fn put_u32(b: &mut [u8], at: usize, v: u32) {
 
 /// Start of the stats section, start of the directory and of the payload area, from the header.
 pub fn layout(b: &[u8]) -> (usize, usize, usize) {
-    let entries = if b[4] == 3 { u32_at(b, 12) } else { 1 };
+    // V3 and V4 have one entry per column, V2 one.
+    let entries = if b[4] >= 3 { u32_at(b, 12) } else { 1 };
     let stats = 28 + u32_at(b, 16);
     let directory = stats + u32_at(b, 20);
     (stats, directory, directory + 20 * entries)
@@ -74,6 +75,20 @@ pub fn reseal(mut b: Vec<u8>) -> Vec<u8> {
         put_u32(&mut b, 24, crc);
     }
     b
+}
+
+/// Recomputes every payload checksum, then the metadata checksum, after a deliberate edit of a
+/// payload (no-op for checksum kind NONE).
+pub fn reseal_all(mut b: Vec<u8>) -> Vec<u8> {
+    if (b[5] >> 1) & 3 == 1 {
+        let (_, directory, payloads) = layout(&b);
+        for entry in (directory..payloads).step_by(20) {
+            let start = payloads + u32_at(&b, entry);
+            let crc = crc32c::crc32c(&b[start..start + u32_at(&b, entry + 4)]);
+            put_u32(&mut b, entry + 12, crc);
+        }
+    }
+    reseal(b)
 }
 
 /// `frame` with byte `at` set to `v`, resealed.

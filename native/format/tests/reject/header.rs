@@ -62,10 +62,10 @@ pub fn cases() -> Vec<RejectCase> {
             f[..27].to_vec(),
         ),
         case(
-            "header_version_4",
+            "header_version_5",
             "UNSUPPORTED_VERSION",
-            "a frame with version byte 4, the next version",
-            set(&f, 4, 4),
+            "a frame with version byte 5, the next version",
+            set(&f, 4, 5),
         ),
         case(
             "header_flag_bit4",

@@ -13,6 +13,7 @@ mod payload;
 mod schema;
 mod schema_structure;
 mod stats;
+mod v4;
 // Public: tests/schema_bounds.rs and tests/alloc_bounds.rs reuse its builders.
 pub mod schema_bombs;
 
@@ -20,7 +21,7 @@ pub mod schema_bombs;
 /// (`golden/reject/README.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Section {
-    /// The fixed header of a V2/V3 frame.
+    /// The fixed header of a V2, V3 or V4 frame.
     Header,
     /// The embedded Arrow schema.
     Schema,
@@ -76,6 +77,7 @@ pub fn all_cases() -> Vec<RejectCase> {
     cases.extend(schema_structure::cases());
     cases.extend(stats::cases());
     cases.extend(schema_bombs::cases());
+    cases.extend(v4::cases());
     cases.sort_by(|a, b| a.name.cmp(b.name));
     cases
 }
