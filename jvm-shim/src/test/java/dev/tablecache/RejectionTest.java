@@ -171,7 +171,11 @@ class RejectionTest extends NativeTestBase {
 
   @Test
   void v3AndV4RelabelledAreRejectedWhenAColumnIsDecoded() {
-    byte[] v3 = frame(CacheFormat.V3, Codec.LZ4);
+    byte[] v3;
+    try (VectorSchemaRoot in = Batches.allTypes(allocator, 6)) {
+      // Plain: a V3 entry with an encoding is no V4 entry (the V4 rule, checked below).
+      v3 = TableCache.serialize(in, WriteOptions.builder().encoding(Encoding.PLAIN).build());
+    }
     byte[] v4 = frame(CacheFormat.V4, Codec.LZ4);
     for (byte[] f : new byte[][] {v3, v4}) {
       byte[] relabelled = TestFrames.putU8(f, 4, f[4] == 3 ? 4 : 3);
@@ -189,6 +193,11 @@ class RejectionTest extends NativeTestBase {
           n == Kind.CORRUPT_FRAME || n == Kind.SCHEMA_MISMATCH || n == Kind.UNSUPPORTED_CODEC,
           "version " + resealed[4] + ": " + n);
     }
+    byte[] split = frame(CacheFormat.V3, Codec.LZ4); // auto: byte stream split entries
+    assertTrue(FrameParser.parse(split).encoded());
+    byte[] splitAsV4 = TestFrames.refreshChecksum(TestFrames.putU8(split, 4, 4));
+    assertEquals(Kind.CORRUPT_FRAME, javaKind(splitAsV4));
+    assertEquals(Kind.CORRUPT_FRAME, nativeKind(splitAsV4));
   }
 
   @Test
