@@ -31,7 +31,8 @@
  *       how the encoding of each V3/V2 payload is chosen before the codec. auto: the writer
  *       chooses (today byte stream split, which stores fixed-width values one stream per byte
  *       position so that lz4/zstd compress them better, wherever it changes a buffer); a name
- *       pins that encoding, for tests and benchmarks (legacy is always plain).</td></tr>
+ *       pins that encoding, for tests and benchmarks (legacy is always plain). In V4 it applies
+ *       to each buffer: auto chooses among the lightweight encodings.</td></tr>
  *   <tr><td>spark.tablecache.batchRows</td><td>spark.sql.inMemoryColumnarStorage.batchSize
  *       (10000)</td><td>rows per cached batch.</td></tr>
  *   <tr><td>spark.tablecache.batchBytes</td><td>32m</td><td>coalescing target: a batch is
