@@ -92,7 +92,7 @@ def main():
         table = rows_input.cache()
         # count() selects no column: every batch is served from its row count, none decoded.
         moved = step("cache v3 from rows", lambda: table.count(),
-                     {"framesWritten.v3": BATCHES, "framesWritten.v2": 0,
+                     {"framesWritten.v3": BATCHES, "framesWritten.v4": 0, "framesWritten.v2": 0,
                       "framesWritten.legacy": 0, "framesWritten.unsafeRows": BATCHES,
                       "write.unsafeRowInputBytes": UNSAFE_ROW_BYTES * ROWS,
                       "write.arrowInputBytes": 0, "read.batchesRowsOnly": BATCHES,
@@ -130,7 +130,7 @@ def main():
         check("jemalloc figures reported (or -1 without jemalloc)",
               allocated == -1 or (allocated or 0) > 0, allocated)
         check("every metric named in README is published",
-              set(before) == set(after) and len(after) == 27, sorted(after))
+              set(before) == set(after) and len(after) == 28, sorted(after))
     except Exception:  # noqa: BLE001 - a crash is one failure, reported with its trace
         traceback.print_exc()
         check("no error", False)

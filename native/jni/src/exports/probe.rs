@@ -19,8 +19,9 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// jar carries beside its library resource; the JVM shim refuses a library whose id differs.
 pub const BUILD_ID: &str = env!("TABLECACHE_BUILD_ID");
 
-/// Highest format version this library writes (the capability probe's answer).
-const CAPABILITY: jint = 3;
+/// Highest format version this library writes (the capability probe's answer): V4, and every
+/// older format. Which one a cache gets is the JVM's choice (V3 unless V4 is asked for).
+const CAPABILITY: jint = 4;
 
 /// JNI export `NativeCodec.capabilities`: the highest format version written.
 // SAFETY: the name is JNI's for a native of `dev.tablecache.jni.NativeCodec`; no other symbol in

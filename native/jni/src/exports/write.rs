@@ -16,8 +16,8 @@ use crate::errors::JniResult;
 use crate::{import, ThrowTableCacheException};
 
 /// The format core's options from the write request of both serialize exports, with every Java
-/// value checked: `format` is the capability number of the format to write (3 = V3, 2 = V2,
-/// which always has stats, 1 = legacy, which has neither stats nor encodings), and
+/// value checked: `format` is the capability number of the format to write (4 = V4, 3 = V3,
+/// 2 = V2, which always has stats, 1 = legacy, which has neither stats nor encodings), and
 /// `encoding_policy` an [`EncodingPolicy`] code (-1 auto, else the id of the pinned encoding).
 fn write_options(
     format: jint,
@@ -27,6 +27,7 @@ fn write_options(
     string_bound_limit: jint,
 ) -> JniResult<WriteOptions> {
     let format = match format {
+        4 => Format::V4,
         3 => Format::V3,
         2 => Format::V2,
         1 => Format::Legacy,
@@ -167,6 +168,22 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_unsafeRowsSupported<'
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The format argument is the capability number: 4 = V4, 3 = V3, 2 = V2 (always with
+    /// stats), 1 = legacy (never with stats); anything else is refused.
+    #[test]
+    fn the_format_argument_is_a_capability_number() {
+        let written =
+            |format, stats| write_options(format, stats, 1, -1, 256).map(|o| (o.format, o.stats));
+        assert_eq!(written(4, false).ok(), Some((Format::V4, false)));
+        assert_eq!(written(4, true).ok(), Some((Format::V4, true)));
+        assert_eq!(written(3, true).ok(), Some((Format::V3, true)));
+        assert_eq!(written(2, false).ok(), Some((Format::V2, true)));
+        assert_eq!(written(1, true).ok(), Some((Format::Legacy, false)));
+        for bad in [0, 5, -1, i32::MAX] {
+            assert!(written(bad, true).is_err(), "{bad}");
+        }
+    }
 
     /// The encoding argument is a policy code: -1 auto, an encoding id pins it (the ids older
     /// shims sent), anything else is refused; legacy streams ignore it.

@@ -2,8 +2,16 @@ package dev.tablecache;
 
 import dev.tablecache.TableCacheException.Kind;
 
-/** The three cached-batch formats of FORMAT.md; they mix freely within one cache. */
+/**
+ * The cached-batch formats of FORMAT.md, newest first ({@code TableCache.formatFor} falls back
+ * along this order); they mix freely within one cache.
+ */
 public enum CacheFormat {
+  /**
+   * V3's per-column frame (version 4) whose column bodies state each buffer's encoding. Written
+   * only when asked for: V3 stays the default until the encodings' selection is benchmarked.
+   */
+  V4,
   /** Per-column frame (version 3): decodes only the projected columns. */
   V3,
   /** Whole-batch frame (version 2) with stats. */
@@ -20,7 +28,7 @@ public enum CacheFormat {
    * Detects the format of a cached batch from its first bytes (FORMAT.md section 1).
    *
    * @throws TableCacheException CORRUPT_FRAME when truncated or the magic is unknown,
-   *     UNSUPPORTED_VERSION for a frame version other than 2 or 3
+   *     UNSUPPORTED_VERSION for a frame version other than 2, 3 or 4
    */
   public static CacheFormat detect(byte[] bytes) {
     if (bytes == null) {
@@ -45,6 +53,8 @@ public enum CacheFormat {
           return V2;
         case 3:
           return V3;
+        case 4:
+          return V4;
         default:
           throw new TableCacheException(
               Kind.UNSUPPORTED_VERSION, "UnsupportedVersion: frame version " + version);
@@ -58,9 +68,11 @@ public enum CacheFormat {
         String.format("BadMagic: first bytes %02x %02x %02x %02x", b0, b1, b2, b3));
   }
 
-  /** The frame version byte (3, 2), or 0 for legacy. */
+  /** The frame version byte (4, 3, 2), or 0 for legacy. */
   public int versionByte() {
     switch (this) {
+      case V4:
+        return 4;
       case V3:
         return 3;
       case V2:

@@ -29,8 +29,9 @@ public final class TableCache {
 
   /**
    * The format {@link #serialize} writes with these options on this JVM: the preferred format if
-   * the capability allows it, else the next older one (V3 → V2 → legacy). V2 always carries stats,
-   * so with stats off it is skipped.
+   * the capability allows it, else the next older one (V4 → V3 → V2 → legacy). V2 always carries
+   * stats, so with stats off it is skipped. V4 is written only when preferred: the default
+   * preference is V3.
    *
    * @throws TableCacheException NATIVE_UNAVAILABLE when nothing can be written
    */
@@ -38,7 +39,7 @@ public final class TableCache {
     WriteOptions o = options == null ? WriteOptions.defaults() : options;
     Capability.requireAvailable();
     Capability cap = Capability.current();
-    CacheFormat[] order = CacheFormat.values(); // V3, V2, LEGACY: newest first
+    CacheFormat[] order = CacheFormat.values(); // V4, V3, V2, LEGACY: newest first
     for (int i = o.preferredFormat().ordinal(); i < order.length; i++) {
       CacheFormat f = order[i];
       if (f == CacheFormat.V2 && !o.stats()) {
@@ -91,6 +92,8 @@ public final class TableCache {
   /** The format number of the native write request (NativeCodec.serialize). */
   private static int nativeFormat(CacheFormat format) {
     switch (format) {
+      case V4:
+        return 4;
       case V3:
         return 3;
       case V2:

@@ -52,7 +52,7 @@ public final class WriteOptions {
     return preferredFormat;
   }
 
-  /** Whether to write partition statistics (V3, V2; legacy never has them). */
+  /** Whether to write partition statistics (V4, V3, V2; legacy never has them). */
   public boolean stats() {
     return stats;
   }
@@ -62,7 +62,8 @@ public final class WriteOptions {
   }
 
   /**
-   * How the encoding of each V3/V2 payload is chosen; legacy streams are always plain.
+   * How the encoding of each V3/V2 payload (of each buffer in V4) is chosen; legacy streams are
+   * always plain.
    */
   public EncodingPolicy encodingPolicy() {
     return encodingPolicy;
@@ -134,7 +135,10 @@ public final class WriteOptions {
       return this;
     }
 
-    /** How each payload's encoding is chosen (V3/V2 only; legacy streams are always plain). */
+    /**
+     * How each payload's encoding (each buffer's in V4) is chosen; legacy streams are always
+     * plain.
+     */
     public Builder encodingPolicy(EncodingPolicy policy) {
       this.encodingPolicy = require(policy, "encodingPolicy");
       return this;

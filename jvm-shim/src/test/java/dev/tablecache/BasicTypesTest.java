@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.tablecache.TableCacheException.Kind;
 import dev.tablecache.jni.Capability;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Small value types: exception kinds, detection, codec and encoding names, write options. */
@@ -46,9 +47,10 @@ class BasicTypesTest {
     assertKind(Kind.CORRUPT_FRAME, () -> CacheFormat.detect(new byte[0]));
     assertKind(Kind.CORRUPT_FRAME, () -> CacheFormat.detect(bytes(0x89, 0x54, 0x43)));
     assertKind(Kind.CORRUPT_FRAME, () -> CacheFormat.detect(bytes(0x89, 0x54, 0x43, 0x46)));
+    assertEquals(CacheFormat.V4, CacheFormat.detect(bytes(0x89, 0x54, 0x43, 0x46, 4)));
     assertEquals(CacheFormat.V3, CacheFormat.detect(bytes(0x89, 0x54, 0x43, 0x46, 3)));
     assertEquals(CacheFormat.V2, CacheFormat.detect(bytes(0x89, 0x54, 0x43, 0x46, 2)));
-    for (int v : new int[] {0, 1, 4, 0x80, 0xFF}) {
+    for (int v : new int[] {0, 1, 5, 0x80, 0xFF}) {
       assertKind(Kind.UNSUPPORTED_VERSION, () -> CacheFormat.detect(bytes(0x89, 0x54, 0x43, 0x46, v)));
     }
     assertEquals(CacheFormat.LEGACY, CacheFormat.detect(bytes(0xFF, 0xFF, 0xFF, 0xFF)));
@@ -160,7 +162,25 @@ class BasicTypesTest {
   }
 
   @Test
+  void versionBytes() {
+    assertEquals(4, CacheFormat.V4.versionByte());
+    assertEquals(3, CacheFormat.V3.versionByte());
+    assertEquals(2, CacheFormat.V2.versionByte());
+    assertEquals(0, CacheFormat.LEGACY.versionByte());
+    // TableCache.formatFor falls back along the declaration order: newest first.
+    assertEquals(
+        List.of(CacheFormat.V4, CacheFormat.V3, CacheFormat.V2, CacheFormat.LEGACY),
+        List.of(CacheFormat.values()));
+  }
+
+  @Test
   void capabilityCanWrite() {
+    for (CacheFormat f : CacheFormat.values()) {
+      assertTrue(Capability.V4.canWrite(f), f.toString());
+    }
+    assertFalse(Capability.V3.canWrite(CacheFormat.V4), "a V3 library never writes V4");
+    assertFalse(Capability.V2.canWrite(CacheFormat.V4));
+    assertFalse(Capability.LEGACY.canWrite(CacheFormat.V4));
     assertTrue(Capability.V3.canWrite(CacheFormat.V3));
     assertTrue(Capability.V3.canWrite(CacheFormat.V2));
     assertTrue(Capability.V3.canWrite(CacheFormat.LEGACY));

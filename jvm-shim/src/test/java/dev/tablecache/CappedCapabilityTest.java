@@ -9,6 +9,7 @@ import dev.tablecache.format.FrameParser;
 import dev.tablecache.format.FrameParserTest;
 import dev.tablecache.format.ParsedFrame;
 import dev.tablecache.jni.Capability;
+import dev.tablecache.jni.NativeCodec;
 import dev.tablecache.jni.NativeLibrary;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -48,6 +49,22 @@ class CappedCapabilityTest {
       try (VectorSchemaRoot out = TableCache.deserialize(frame, new int[] {2, 0}, a)) {
         assertEquals("i32", out.getVector(0).getName());
       }
+    }
+  }
+
+  @Nested
+  @Tag("cap-v3")
+  class CappedAtV3 {
+    @Test
+    void writesV3EvenWhenV4IsAsked() {
+      requireProperty(Capability.CAP_PROPERTY, "V3");
+      assertEquals(Capability.V3, Capability.current());
+      assertEquals(4, NativeCodec.capabilities(), "the library itself writes V4");
+      WriteOptions v4 = WriteOptions.builder().preferredFormat(CacheFormat.V4).build();
+      assertEquals(CacheFormat.V3, TableCache.formatFor(v4));
+      assertEquals(CacheFormat.V3, TableCache.formatFor(v4.toBuilder().stats(false).build()));
+      assertEquals(CacheFormat.V3, TableCache.formatFor(WriteOptions.defaults()));
+      writesAndReads(CacheFormat.V3);
     }
   }
 

@@ -155,7 +155,7 @@ class Concurrency16Test extends NativeTestBase {
   /** Builds a batch, writes it with random options, keeps the frame and the input's values. */
   private static Written write(BufferAllocator a, Random rnd, int seed) {
     WriteOptions o = WriteOptions.builder()
-        .preferredFormat(CacheFormat.values()[rnd.nextInt(3)])
+        .preferredFormat(CacheFormat.values()[rnd.nextInt(CacheFormat.values().length)])
         .codec(Codec.values()[rnd.nextInt(4)])
         .stats(rnd.nextBoolean())
         .build();
@@ -194,8 +194,8 @@ class Concurrency16Test extends NativeTestBase {
   }
 
   private static void probe() {
-    if (!TableCache.isAvailable() || Capability.current() != Capability.V3 || Capability.peek() != Capability.V3
-        || NativeCodec.capabilities() != 3 || NativeCodec.allocationStats().length != 4) {
+    if (!TableCache.isAvailable() || Capability.current() != Capability.V4 || Capability.peek() != Capability.V4
+        || NativeCodec.capabilities() != 4 || NativeCodec.allocationStats().length != 4) {
       throw new AssertionError("capability probe changed: " + Capability.current() + " / " + NativeCodec.capabilities());
     }
   }

@@ -62,7 +62,7 @@ class RejectionTest extends NativeTestBase {
   @ParameterizedTest
   @EnumSource(
       value = CacheFormat.class,
-      names = {"V3", "V2"})
+      names = {"V4", "V3", "V2"})
   void everyFlippedByteIsCaughtWithTheSameKindInJavaAndNative(CacheFormat f) {
     for (Codec c : new Codec[] {Codec.NONE, Codec.LZ4, Codec.ZSTD}) {
       byte[] frame = frame(f, c);
@@ -126,7 +126,7 @@ class RejectionTest extends NativeTestBase {
   @Test
   void wrongVersionAndMagic() {
     byte[] frame = frame(CacheFormat.V3, Codec.LZ4);
-    for (int v : new int[] {0, 1, 4, 0xFF}) {
+    for (int v : new int[] {0, 1, 5, 0xFF}) {
       byte[] bad = frame.clone();
       bad[4] = (byte) v;
       assertKind(Kind.UNSUPPORTED_VERSION, () -> TableCache.deserialize(bad, null, allocator));
@@ -166,6 +166,69 @@ class RejectionTest extends NativeTestBase {
       Kind j = javaKind(frames[i]);
       assertNotNull(j, "case " + i);
       assertEquals(j, nativeKind(frames[i]), "case " + i);
+    }
+  }
+
+  @Test
+  void v3AndV4RelabelledAreRejectedWhenAColumnIsDecoded() {
+    byte[] v3;
+    try (VectorSchemaRoot in = Batches.allTypes(allocator, 6)) {
+      // Plain: a V3 entry with an encoding is no V4 entry (the V4 rule, checked below).
+      v3 = TableCache.serialize(in, WriteOptions.builder().encoding(Encoding.PLAIN).build());
+    }
+    byte[] v4 = frame(CacheFormat.V4, Codec.LZ4);
+    for (byte[] f : new byte[][] {v3, v4}) {
+      byte[] relabelled = TestFrames.putU8(f, 4, f[4] == 3 ? 4 : 3);
+      assertEquals(Kind.CHECKSUM_MISMATCH, javaKind(relabelled));
+      assertEquals(Kind.CHECKSUM_MISMATCH, nativeKind(relabelled));
+      // Resealed, the metadata is valid in the other version (the Java parser reads no body);
+      // the bodies are not, and the native reader says so.
+      byte[] resealed = TestFrames.refreshChecksum(relabelled);
+      assertNull(javaKind(resealed), "the metadata of V3 and V4 is the same");
+      try (VectorSchemaRoot rows = TableCache.deserialize(resealed, new int[0], allocator)) {
+        assertEquals(6, rows.getRowCount(), "no column decoded: the row count only");
+      }
+      Kind n = nativeKind(resealed);
+      assertTrue(
+          n == Kind.CORRUPT_FRAME || n == Kind.SCHEMA_MISMATCH || n == Kind.UNSUPPORTED_CODEC,
+          "version " + resealed[4] + ": " + n);
+    }
+    byte[] split = frame(CacheFormat.V3, Codec.LZ4); // auto: byte stream split entries
+    assertTrue(FrameParser.parse(split).encoded());
+    byte[] splitAsV4 = TestFrames.refreshChecksum(TestFrames.putU8(split, 4, 4));
+    assertEquals(Kind.CORRUPT_FRAME, javaKind(splitAsV4));
+    assertEquals(Kind.CORRUPT_FRAME, nativeKind(splitAsV4));
+  }
+
+  @Test
+  void hostileV4FramesAreRejectedWithTheSameKindOnBothSides() {
+    byte[] good = frame(CacheFormat.V4, Codec.LZ4);
+    assertNull(javaKind(good));
+    int e1 = FrameParserTest.entryAt(good, 1);
+    byte[] split = TestFrames.refreshChecksum(TestFrames.putU8(good, e1 + 17, 1));
+    byte[][] frames = {
+      split, // a V4 entry with a known encoding: CORRUPT_FRAME
+      TestFrames.refreshChecksum(TestFrames.putU8(split, 5, split[5] | TestFrames.FLAG_ENCODED)),
+      TestFrames.refreshChecksum(TestFrames.putU8(good, 5, good[5] | TestFrames.FLAG_ENCODED)),
+      TestFrames.refreshChecksum(TestFrames.putU8(good, e1 + 17, 2)), // unknown: UNSUPPORTED_CODEC
+      TestFrames.refreshChecksum(TestFrames.putU8(split, e1 + 18, 1)), // reserved first
+      TestFrames.refreshChecksum(TestFrames.putU8(split, e1 + 16, 7)), // codec first
+      TestFrames.refreshChecksum(TestFrames.putU32(split, e1, 999)), // the encoding before offsets
+      TestFrames.refreshChecksum(TestFrames.putU8(good, 4, 5)), // version 5
+    };
+    Kind[] expected = {
+      Kind.CORRUPT_FRAME,
+      Kind.CORRUPT_FRAME,
+      Kind.CORRUPT_FRAME,
+      Kind.UNSUPPORTED_CODEC,
+      Kind.CORRUPT_FRAME,
+      Kind.UNSUPPORTED_CODEC,
+      Kind.CORRUPT_FRAME,
+      Kind.UNSUPPORTED_VERSION,
+    };
+    for (int i = 0; i < frames.length; i++) {
+      assertEquals(expected[i], javaKind(frames[i]), "case " + i + " (Java)");
+      assertEquals(expected[i], nativeKind(frames[i]), "case " + i + " (native)");
     }
   }
 

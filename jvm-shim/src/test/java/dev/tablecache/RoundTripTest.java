@@ -95,7 +95,7 @@ class RoundTripTest extends NativeTestBase {
   }
 
   @ParameterizedTest(name = "{0} {1}")
-  @CsvSource({"V3, LZ4", "V3, ZSTD", "V2, LZ4", "V2, ZSTD"})
+  @CsvSource({"V4, LZ4", "V4, ZSTD", "V3, LZ4", "V3, ZSTD", "V2, LZ4", "V2, ZSTD"})
   void plainEncodingRoundTrips(CacheFormat f, Codec c) {
     // The option matrix above writes the default (byte stream split); plain is the other layout.
     try (VectorSchemaRoot in = Batches.allTypes(allocator, 4000)) {

@@ -9,8 +9,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 /**
  * The soak workload: each cycle builds a batch, serializes it, decodes it with a projection and
  * checks the values, closing everything. Cycle {@code i} picks format, codec, stats and projection
- * as digits of a mixed-radix counter, so every 120 cycles cover each combination; one window of
- * 120 in 16 uses the every-type batch (slow to build in Java) instead of the small one.
+ * as digits of a mixed-radix counter, so every 160 cycles cover each combination; one window of
+ * 160 in 16 uses the every-type batch (slow to build in Java) instead of the small one.
  */
 final class RoundTrips {
 
@@ -25,11 +25,11 @@ final class RoundTrips {
   }
 
   void cycle(long i) {
-    CacheFormat format = FORMATS[(int) (i % 3)];
-    Codec codec = CODECS[(int) (i / 3 % 4)];
-    boolean stats = i / 12 % 2 == 0;
-    int projection = (int) (i / 24 % 5);
-    boolean wide = i / 120 % 16 == 1; // every type: one window of 120 cycles in 16
+    CacheFormat format = FORMATS[(int) (i % 4)];
+    Codec codec = CODECS[(int) (i / 4 % 4)];
+    boolean stats = i / 16 % 2 == 0;
+    int projection = (int) (i / 32 % 5);
+    boolean wide = i / 160 % 16 == 1; // every type: one window of 160 cycles in 16
     WriteOptions o = WriteOptions.builder().preferredFormat(format).codec(codec).stats(stats).build();
     try (VectorSchemaRoot in = wide
         ? Batches.allTypes(allocator, (int) (i % 40))

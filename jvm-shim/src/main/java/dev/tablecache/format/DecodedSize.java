@@ -2,10 +2,14 @@ package dev.tablecache.format;
 
 /**
  * What a read of a frame will decode to, from its directory alone (FORMAT.md section 2): the sum
- * of the {@code raw_len}s of the columns it decodes (V3: those columns' entries; V2: the one
+ * of the {@code raw_len}s of the columns it decodes (V3, V4: those columns' entries; V2: the one
  * whole-batch payload; legacy: the stream's length). Read before the native decode, so that the
  * memory can be asked of Spark's memory manager first; the native reader refuses a frame whose
  * declared sizes are over its decode budget. No schema or stats are parsed.
+ *
+ * <p>A V4 entry's {@code raw_len} is its encoded body's length, which the lightweight encodings
+ * may keep far below the decoded column (a constant column is a few bytes): for V4 this is a
+ * lower bound, since only the native reader reads the bodies that state the decoded sizes.
  */
 public final class DecodedSize {
 
@@ -25,11 +29,12 @@ public final class DecodedSize {
         Header.LEN
             + LittleEndian.u32(frame, Header.SCHEMA_LEN_AT)
             + LittleEndian.u32(frame, Header.STATS_LEN_AT);
-    long entries = version == 3 ? columnCount : 1;
+    boolean perColumn = version == 3 || version == 4;
+    long entries = perColumn ? columnCount : 1;
     if (directory + 20 * entries > frame.length) {
       return frame.length;
     }
-    if (version != 3) {
+    if (!perColumn) {
       return rawLen(frame, directory, 0);
     }
     long sum = 0;

@@ -4,8 +4,8 @@ import dev.tablecache.Codec;
 import dev.tablecache.Encoding;
 
 /**
- * One 20-byte directory entry of a V2/V3 frame (FORMAT.md section 2). Unsigned 32-bit fields are
- * widened to {@code long}. A value class (not a record: the Spark 3.5 jar targets Java 8).
+ * One 20-byte directory entry of a V2, V3 or V4 frame (FORMAT.md section 2). Unsigned 32-bit
+ * fields are widened to {@code long}. A value class (not a record: the Spark 3.5 jar targets Java 8).
  */
 public final class DirectoryEntry {
 
@@ -36,7 +36,7 @@ public final class DirectoryEntry {
     return storedLen;
   }
 
-  /** Bytes after decompression (the column body). */
+  /** Bytes after decompression (the column body; in V4 the body with its buffers encoded). */
   public long rawLen() {
     return rawLen;
   }
@@ -51,7 +51,7 @@ public final class DirectoryEntry {
     return codecId;
   }
 
-  /** 0 plain, 1 byte stream split. */
+  /** 0 plain, 1 byte stream split; always 0 in V4, whose bodies state their own encodings. */
   public int encodingId() {
     return encodingId;
   }

@@ -43,9 +43,11 @@ public final class FrameParser {
   private FrameParser() {}
 
   /**
-   * Parses a V3, V2 or legacy cached batch. For V2/V3 the header, meta checksum, directory and
-   * stats are verified; the schema is decoded on first {@link ParsedFrame#schema()}. For legacy
-   * the IPC stream's framing is walked and the schema and row count are read.
+   * Parses a V4, V3, V2 or legacy cached batch. For frames the header, meta checksum, directory
+   * and stats are verified; the schema is decoded on first {@link ParsedFrame#schema()}. For
+   * legacy the IPC stream's framing is walked and the schema and row count are read. A V4 frame's
+   * metadata is read as V3's; its column bodies, which state their own encodings, are left to
+   * the native reader like every payload.
    *
    * @throws TableCacheException with the kind the native reader would raise
    */
@@ -107,7 +109,7 @@ public final class FrameParser {
       throw corrupt(
           "BadStats: flag STATS is " + (statsFlag ? "set" : "clear") + " but stats_len is " + statsLen);
     }
-    long entries = format == CacheFormat.V3 ? columnCount : 1;
+    long entries = perColumn(format) ? columnCount : 1;
     // All in long: u32 sums cannot overflow, and nothing is allocated before this check.
     long payloadStart = HEADER_LEN + schemaLen + statsLen + ENTRY_LEN * entries;
     if (payloadStart > len) {
@@ -132,7 +134,8 @@ public final class FrameParser {
     }
     boolean encodedFlag = (flags & FLAG_ENCODED) != 0;
     List<DirectoryEntry> directory =
-        parseDirectory(b, (int) entries, payloadStart, checksumKind, encodedFlag);
+        parseDirectory(
+            b, (int) entries, payloadStart, checksumKind, encodedFlag, format == CacheFormat.V4);
     int statsOffset = (int) (HEADER_LEN + schemaLen);
     List<ColumnStats> stats =
         statsFlag ? parseStats(b, statsOffset, (int) statsLen, rowCount, columnCount) : null;
@@ -159,9 +162,20 @@ public final class FrameParser {
         null);
   }
 
+  /** Whether the frame has one directory entry per column (V3, V4) rather than one (V2). */
+  private static boolean perColumn(CacheFormat format) {
+    return format == CacheFormat.V3 || format == CacheFormat.V4;
+  }
+
   // Check order matches the native parser (mutation tests compare the kinds both report).
+  // selfDescribing: a V4 frame, whose bodies state their own encodings, so its entries are plain.
   private static List<DirectoryEntry> parseDirectory(
-      byte[] b, int entries, long payloadStart, int checksumKind, boolean encodedFlag) {
+      byte[] b,
+      int entries,
+      long payloadStart,
+      int checksumKind,
+      boolean encodedFlag,
+      boolean selfDescribing) {
     long len = b.length;
     List<DirectoryEntry> out = new ArrayList<>(entries); // bounded: 20 × entries ≤ len
     long expectedOffset = 0;
@@ -187,6 +201,11 @@ public final class FrameParser {
         throw new TableCacheException(
             Kind.UNSUPPORTED_CODEC,
             "UnsupportedEncoding: directory entry " + i + " encoding " + encoding);
+      }
+      if (encoding != Encoding.PLAIN.id() && selfDescribing) {
+        throw corrupt(
+            "CorruptDirectory: entry " + i + " has encoding " + encoding
+                + " in a V4 frame (V4 bodies state their own encodings)");
       }
       if (encoding != Encoding.PLAIN.id()) {
         if (!encodedFlag) {

@@ -3,8 +3,9 @@ package dev.tablecache.format;
 import java.util.zip.Checksum;
 
 /**
- * Byte offsets of the V2/V3 frame header fields (FORMAT.md section 2), with the same names as the
- * native {@code header} module, and the metadata checksum both the parser and tests compute.
+ * Byte offsets of the frame header fields (V2, V3, V4; FORMAT.md section 2), with the same names
+ * as the native {@code header} module, and the metadata checksum both the parser and tests
+ * compute.
  */
 public final class Header {
 

@@ -77,7 +77,7 @@ public final class ParsedFrame {
     return format;
   }
 
-  /** The version byte: 3, 2, or 0 for legacy. */
+  /** The version byte: 4, 3, 2, or 0 for legacy. */
   public int version() {
     return format.versionByte();
   }
@@ -134,7 +134,7 @@ public final class ParsedFrame {
     return bytes.length;
   }
 
-  /** Directory entries in order (V3: one per column, V2: one; legacy: none). */
+  /** Directory entries in order (V3, V4: one per column, V2: one; legacy: none). */
   public List<DirectoryEntry> directory() {
     return directory;
   }

@@ -10,12 +10,14 @@ import java.util.Optional;
  * What this JVM can write, probed once per JVM. One latch holds the whole answer (format and
  * cause together) so the capability can never be half-known.
  *
- * <p>The system property {@value #CAP_PROPERTY} (V3, V2, LEGACY or UNAVAILABLE) caps the probed
- * value, to simulate an older library in tests.
+ * <p>The system property {@value #CAP_PROPERTY} (V4, V3, V2, LEGACY or UNAVAILABLE) caps the
+ * probed value, to simulate an older library in tests.
  */
 public enum Capability {
   /** Not probed yet; {@link #current()} never returns it. */
   UNKNOWN,
+  /** Writes V4, V3, V2 and legacy. */
+  V4,
   /** Writes V3, V2 and legacy. */
   V3,
   /** Writes V2 and legacy. */
@@ -28,8 +30,8 @@ public enum Capability {
   /** System property capping the capability. */
   public static final String CAP_PROPERTY = "tablecache.capability.max";
 
-  /** The probed capability and, when UNAVAILABLE, why. */
-  private static final class Probe {
+  /** The probed capability and, when UNAVAILABLE, why (package-private for CapabilityTest). */
+  static final class Probe {
     final Capability capability;
     final TableCacheException cause;
 
@@ -79,8 +81,10 @@ public enum Capability {
       return false;
     }
     switch (this) {
-      case V3:
+      case V4:
         return true;
+      case V3:
+        return format != CacheFormat.V4;
       case V2:
         return format == CacheFormat.V2 || format == CacheFormat.LEGACY;
       case LEGACY:
@@ -93,6 +97,8 @@ public enum Capability {
   /** Ordering of write capability: higher writes more formats. */
   private int rank() {
     switch (this) {
+      case V4:
+        return 4;
       case V3:
         return 3;
       case V2:
@@ -151,6 +157,8 @@ public enum Capability {
 
   static Probe fromNative(int value) {
     switch (value) {
+      case 4:
+        return new Probe(V4, null);
       case 3:
         return new Probe(V3, null);
       case 2:
@@ -162,17 +170,19 @@ public enum Capability {
             UNAVAILABLE,
             new TableCacheException(
                 Kind.NATIVE_UNAVAILABLE,
-                "native library reports unknown capability " + value + " (expected 1, 2 or 3)"));
+                "native library reports unknown capability " + value + " (expected 1, 2, 3 or 4)"));
     }
   }
 
   /** Parses the cap property; null when unset. */
-  private static Probe parseCap(String value) {
+  static Probe parseCap(String value) {
     if (value == null || value.trim().isEmpty()) {
       return null;
     }
     String v = value.trim().toUpperCase(Locale.ROOT);
     switch (v) {
+      case "V4":
+        return new Probe(V4, null);
       case "V3":
         return new Probe(V3, null);
       case "V2":
@@ -187,7 +197,11 @@ public enum Capability {
       default:
         throw new TableCacheException(
             Kind.NATIVE_UNAVAILABLE,
-            "invalid -D" + CAP_PROPERTY + "=" + value + " (expected V3, V2, LEGACY or UNAVAILABLE)");
+            "invalid -D"
+                + CAP_PROPERTY
+                + "="
+                + value
+                + " (expected V4, V3, V2, LEGACY or UNAVAILABLE)");
     }
   }
 }

@@ -13,8 +13,8 @@ public final class NativeCodec {
 
   /**
    * One cached batch from Arrow buffers described by address ({@code BatchExporter}): the write
-   * request is {@code format} (3 = V3, 2 = V2, which always has stats, 1 = legacy, which has
-   * neither stats nor encodings), {@code stats}, {@code codec} (its {@code id()}), {@code
+   * request is {@code format} (4 = V4, 3 = V3, 2 = V2, which always has stats, 1 = legacy, which
+   * has neither stats nor encodings), {@code stats}, {@code codec} (its {@code id()}), {@code
    * encodingPolicy} (its {@code code()}: -1 auto, else the id of the pinned encoding) and {@code
    * stringBoundLimit}. The buffers are only read during the call.
    */
@@ -69,7 +69,7 @@ public final class NativeCodec {
   /** Frees one decoded column; call exactly once per handle. */
   public static native void release(long handle);
 
-  /** Highest format this library writes: 3 = V3, 2 = V2, 1 = legacy. */
+  /** Highest format this library writes: 4 = V4, 3 = V3, 2 = V2, 1 = legacy. */
   public static native int capabilities();
 
   /** The library's version (its Cargo package version). */

@@ -67,7 +67,7 @@ public final class NativeCachedBatch
     return CacheFormat.detect(frame);
   }
 
-  /** Whether the frame carries partition statistics (V3/V2 written with stats on). */
+  /** Whether the frame carries partition statistics (V4/V3/V2 written with stats on). */
   public boolean hasStats() {
     return parsed().hasStats;
   }

@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  *   <li>the length is bounded by {@value #MAX_FRAME_BYTES_KEY} and the frame is read in chunks,
  *       so a damaged length costs at most what the stream really holds, never an allocation of
  *       the claimed size;
- *   <li>the row count must equal the frame header's (V2/V3; a legacy stream's is compared with
- *       the decoded batch's at the import).
+ *   <li>the row count must equal the frame header's (V2/V3/V4; a legacy stream's is compared
+ *       with the decoded batch's at the import).
  * </ul>
  *
  * A mismatch is {@link Kind#CORRUPT_FRAME}: the read heals as any damaged frame does.
@@ -133,7 +133,7 @@ final class StoredForm {
   }
 
   /**
-   * The stored row count against the frame's own (V2/V3 header, covered by the frame's
+   * The stored row count against the frame's own (V2/V3/V4 header, covered by the frame's
    * metadata checksum); a legacy stream has none here.
    */
   static void checkRowCount(int numRows, byte[] frame) {

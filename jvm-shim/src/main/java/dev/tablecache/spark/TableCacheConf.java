@@ -15,7 +15,10 @@ import org.apache.spark.sql.internal.SQLConf;
 public final class TableCacheConf {
 
   public static final String PREFIX = "spark.tablecache.";
-  /** v3 | v2 | legacy: the preferred frame format (older ones are the fallback). */
+  /**
+   * v3 | v4 | v2 | legacy: the preferred frame format (older ones are the fallback). v4 is opt-in:
+   * v3 stays the default until V4's encodings are benchmarked.
+   */
   static final String FORMAT = PREFIX + "format";
   /** true | false: write partition statistics (needed for batch pruning). */
   static final String STATS = PREFIX + "stats";
@@ -134,6 +137,8 @@ public final class TableCacheConf {
 
   static CacheFormat format(String value) {
     switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "v4":
+        return CacheFormat.V4;
       case "v3":
         return CacheFormat.V3;
       case "v2":
@@ -142,7 +147,7 @@ public final class TableCacheConf {
         return CacheFormat.LEGACY;
       default:
         throw new IllegalArgumentException(
-            FORMAT + " must be v3, v2 or legacy, got '" + value + "'");
+            FORMAT + " must be v3, v4, v2 or legacy, got '" + value + "'");
     }
   }
 

@@ -19,8 +19,10 @@
  * <table>
  *   <caption>spark.tablecache.* keys</caption>
  *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>spark.tablecache.format</td><td>v3</td><td>v3 | v2 | legacy: preferred frame
- *       format; an older library falls back V3 → V2 → legacy (V2 needs stats).</td></tr>
+ *   <tr><td>spark.tablecache.format</td><td>v3</td><td>v3 | v4 | v2 | legacy: preferred frame
+ *       format; an older library falls back V4 → V3 → V2 → legacy (V2 needs stats). v4 (each
+ *       buffer in its own lightweight encoding) is opt-in until its encodings' selection is
+ *       benchmarked.</td></tr>
  *   <tr><td>spark.tablecache.stats</td><td>true</td><td>write min/max/null-count stats
  *       (needed for batch pruning).</td></tr>
  *   <tr><td>spark.tablecache.codec</td><td>lz4</td><td>lz4 | zstd | none | auto (lz4, stored
@@ -29,7 +31,8 @@
  *       how the encoding of each V3/V2 payload is chosen before the codec. auto: the writer
  *       chooses (today byte stream split, which stores fixed-width values one stream per byte
  *       position so that lz4/zstd compress them better, wherever it changes a buffer); a name
- *       pins that encoding, for tests and benchmarks (legacy is always plain).</td></tr>
+ *       pins that encoding, for tests and benchmarks (legacy is always plain). In V4 it applies
+ *       to each buffer: auto chooses among the lightweight encodings.</td></tr>
  *   <tr><td>spark.tablecache.batchRows</td><td>spark.sql.inMemoryColumnarStorage.batchSize
  *       (10000)</td><td>rows per cached batch.</td></tr>
  *   <tr><td>spark.tablecache.batchBytes</td><td>32m</td><td>coalescing target: a batch is

@@ -43,11 +43,10 @@ public class FrameParserTest {
         .payload(Payload.raw(64));
   }
 
-  /** Offset of directory entry i of a V3 frame. */
+  /** Offset of directory entry i of a frame (V3, V4: one per column; V2: one). */
   public static int entryAt(byte[] f, int i) {
-    int cols = (int) (TestFrames.payloadStart(f) - 28);
     long ps = TestFrames.payloadStart(f);
-    int e = f[4] == 3 ? (f[12] & 0xFF) : 1;
+    int e = f[4] == 3 || f[4] == 4 ? (f[12] & 0xFF) : 1;
     return (int) (ps - 20L * (e - i));
   }
 
@@ -211,7 +210,7 @@ public class FrameParserTest {
 
   @Test
   void unknownVersionIsUnsupportedVersion() {
-    for (int v : new int[] {0, 1, 4, 255}) {
+    for (int v : new int[] {0, 1, 5, 255}) { // 4 is V4: FrameParserV4Test
       byte[] f = putU8(good().build(), 4, v);
       assertKind(Kind.UNSUPPORTED_VERSION, () -> FrameParser.parse(f));
     }

@@ -7,8 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Where every field of a valid V2/V3 frame sits (FORMAT.md sections 2 to 4), located from the
+ * Where every field of a valid V2/V3/V4 frame sits (FORMAT.md sections 2 to 4), located from the
  * bytes alone so the mutation suite can aim at one field and reseal the checksums after an edit.
+ * V4 column bodies state their own encodings and are not walked here (nor by the Java parser).
  */
 final class FramedLayout {
 
@@ -29,6 +30,7 @@ final class FramedLayout {
   final int version;
   final boolean checksummed;
   final boolean hasStats;
+  final long rowCount;
   final int columnCount;
   final int schemaStart = HEADER;
   final int statsStart;
@@ -44,10 +46,11 @@ final class FramedLayout {
     int flags = u8(frame, 5);
     checksummed = ((flags >> 1) & 3) == 1;
     hasStats = (flags & 1) != 0;
+    rowCount = u32(frame, ROW_COUNT_AT);
     columnCount = (int) u32(frame, COLUMN_COUNT_AT);
     statsStart = HEADER + (int) u32(frame, SCHEMA_LEN_AT);
     dirStart = statsStart + (int) u32(frame, STATS_LEN_AT);
-    int entryCount = version == 3 ? columnCount : 1;
+    int entryCount = perColumn() ? columnCount : 1;
     payloadStart = dirStart + ENTRY * entryCount;
     int offset = payloadStart;
     for (int i = 0; i < entryCount; i++) {
@@ -66,10 +69,16 @@ final class FramedLayout {
       locateStats();
     }
     for (Entry e : entries) {
-      if (e.codec() == 0 && e.encoding() == 0) { // only plain stored bytes are column bodies
+      // Only plain stored bytes of V2/V3 are plain column bodies (section 3).
+      if (version != 4 && e.codec() == 0 && e.encoding() == 0) {
         locateBodies(e);
       }
     }
+  }
+
+  /** One directory entry per column (V3, V4) rather than one (V2). */
+  boolean perColumn() {
+    return version == 3 || version == 4;
   }
 
   int schemaLen() {

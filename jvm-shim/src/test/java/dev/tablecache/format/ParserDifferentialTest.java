@@ -34,9 +34,10 @@ import org.junit.jupiter.api.TestFactory;
  * count), never a payload. What the native reader reads depends on the format:
  *
  * <ul>
- *   <li>V3: {@code deserialize(bytes, new int[0])} (an empty projection) runs {@code
- *       Frame::parse} and decodes no column: exactly the pure parser's section. There the two
- *       must agree exactly: both accept, or both reject with the same kind.
+ *   <li>V3 and V4: {@code deserialize(bytes, new int[0])} (an empty projection) runs {@code
+ *       Frame::parse} and decodes no column: exactly the pure parser's section (a V4 frame's
+ *       metadata is V3's; neither side reads a body). There the two must agree exactly: both
+ *       accept, or both reject with the same kind.
  *   <li>V2 and legacy: the native reader has no metadata-only path (an empty projection still
  *       decodes the whole-batch body or the IPC record batch). Its metadata checks run first, so
  *       when the pure parser rejects, the native reader rejects with the same kind; when the pure
@@ -111,7 +112,7 @@ class ParserDifferentialTest extends NativeTestBase {
     if (pure.kind != null && pure.kind != full.kind) {
       return "pure " + pure + ", native (all columns) " + full;
     }
-    if (format == CacheFormat.V3) {
+    if (format == CacheFormat.V3 || format == CacheFormat.V4) {
       Outcome meta = nativeDecode(bytes, new int[0], a);
       if (meta.other != null) {
         return "native decode threw " + meta.other;

@@ -37,7 +37,7 @@ class WriteThenParseTest extends NativeTestBase {
   @ParameterizedTest
   @EnumSource(
       value = CacheFormat.class,
-      names = {"V3", "V2"})
+      names = {"V4", "V3", "V2"})
   void headerDirectoryAndStatsOfAllTypes(CacheFormat f) {
     try (VectorSchemaRoot in = Batches.allTypes(allocator)) {
       ParsedFrame p = write(in, WriteOptions.builder().preferredFormat(f).codec(Codec.NONE).build());
@@ -45,7 +45,7 @@ class WriteThenParseTest extends NativeTestBase {
       assertEquals(Batches.ROWS, p.rowCount());
       assertTrue(p.hasStats());
       assertEquals(ParsedFrame.CHECKSUM_CRC32C, p.checksumKind());
-      assertEquals(f == CacheFormat.V3 ? Batches.ALL_FIELDS.size() : 1, p.directory().size());
+      assertEquals(f == CacheFormat.V2 ? 1 : Batches.ALL_FIELDS.size(), p.directory().size());
       assertEquals(in.getSchema(), p.schema());
       List<ColumnStats> st = p.stats();
       long sizes = 0;
@@ -69,6 +69,13 @@ class WriteThenParseTest extends NativeTestBase {
           // With codec NONE the stored column body is exactly size_in_bytes.
           assertEquals(st.get(i).sizeInBytes(), p.directory().get(i).rawLen(), "column " + i);
         }
+      } else if (f == CacheFormat.V4) {
+        // V4 bodies state their buffers' encodings: the directory has one plain entry each.
+        for (DirectoryEntry e : p.directory()) {
+          assertEquals(Encoding.PLAIN, e.encoding(), e.toString());
+          assertEquals(e.storedLen(), e.rawLen(), "codec none: " + e);
+        }
+        assertFalse(p.encoded());
       } else {
         assertTrue(p.directory().get(0).rawLen() >= sizes);
       }
@@ -243,6 +250,30 @@ class WriteThenParseTest extends NativeTestBase {
         WriteOptions split = auto.toBuilder().encoding(Encoding.BYTE_STREAM_SPLIT).build();
         assertArrayEquals(
             TableCache.serialize(in, split), TableCache.serialize(in, auto), f + " " + c);
+      }
+    }
+  }
+
+  /** V4 states every buffer's encoding in its body: whatever the policy, the entries are plain. */
+  @Test
+  void v4DirectoryEntriesArePlainWhateverThePolicy() {
+    try (VectorSchemaRoot in = Batches.allTypes(allocator, 3000)) {
+      for (Codec c : Codec.values()) {
+        for (EncodingPolicy policy : policies()) {
+          WriteOptions o =
+              WriteOptions.builder()
+                  .preferredFormat(CacheFormat.V4)
+                  .codec(c)
+                  .encodingPolicy(policy)
+                  .build();
+          ParsedFrame p = write(in, o);
+          assertEquals(CacheFormat.V4, p.format(), o.toString());
+          assertEquals(Batches.ALL_FIELDS.size(), p.directory().size());
+          assertFalse(p.encoded(), o + ": ENCODED flag");
+          for (DirectoryEntry e : p.directory()) {
+            assertEquals(Encoding.PLAIN, e.encoding(), o + " " + e);
+          }
+        }
       }
     }
   }

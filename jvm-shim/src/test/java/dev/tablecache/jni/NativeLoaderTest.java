@@ -126,7 +126,7 @@ class NativeLoaderTest {
   private static void assertWorks(ClassLoader l) throws Throwable {
     assertEquals(NativeLibrary.jarVersion(), call(l, "NativeCodec", "version"));
     assertEquals(jarBuildId(), call(l, "NativeCodec", "buildId"));
-    assertEquals(3, call(l, "NativeCodec", "capabilities"));
+    assertEquals(4, call(l, "NativeCodec", "capabilities"));
   }
 
   @Test

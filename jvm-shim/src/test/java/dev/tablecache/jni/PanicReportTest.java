@@ -25,6 +25,6 @@ class PanicReportTest extends NativeTestBase {
   @Test
   void theLibraryStillWorksAfterAPanic() {
     assertThrows(TableCacheException.class, NativeCodec::panicForTest);
-    assertEquals(3, NativeCodec.capabilities());
+    assertEquals(4, NativeCodec.capabilities());
   }
 }

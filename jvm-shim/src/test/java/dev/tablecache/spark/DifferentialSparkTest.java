@@ -75,6 +75,14 @@ public class DifferentialSparkTest {
               "spark.tablecache.codec", "none",
               "spark.tablecache.batchRows", "7"),
           new Config("v3-lz4-rowread", "spark.tablecache.columnarRead", "false"),
+          // V4 (opt-in): every type through the lightweight encodings, with a codec and alone.
+          new Config("v4-lz4", "spark.tablecache.format", "v4"),
+          new Config(
+              "v4-none-nostats-rowread",
+              "spark.tablecache.format", "v4",
+              "spark.tablecache.codec", "none",
+              "spark.tablecache.stats", "false",
+              "spark.tablecache.columnarRead", "false"),
           new Config(
               "legacy-auto", "spark.tablecache.format", "legacy", "spark.tablecache.codec", "auto"),
           new Config(
@@ -104,6 +112,10 @@ public class DifferentialSparkTest {
               "v3-rowread-nocodegen",
               "spark.tablecache.columnarRead", "false",
               "spark.sql.codegen.factoryMode", "NO_CODEGEN"));
+
+  private static Config chunked(String name) {
+    return CHUNKED.stream().filter(c -> c.name.equals(name)).findFirst().orElseThrow();
+  }
 
   /** Plain projections read through the columnar output (ArrowColumnVector) path. */
   private static final List<String> COLUMNAR_PROJECTIONS = columnarProjections();
@@ -184,7 +196,9 @@ public class DifferentialSparkTest {
       containers.add(DynamicContainer.dynamicContainer(c.name, tests));
     }
     // Columnar output, as a columnar engine would read the cache.
-    for (Config c : List.of(DEFAULT, CHUNKED.get(0), CHUNKED.get(2))) {
+    for (Config c :
+        List.of(
+            DEFAULT, chunked("v2-none-tinybatches"), chunked("legacy-auto"), chunked("v4-lz4"))) {
       List<DynamicNode> tests = new ArrayList<>();
       tests.add(DynamicTest.dynamicTest("cache", () -> cache(c)));
       for (String q : COLUMNAR_PROJECTIONS) {
@@ -216,10 +230,18 @@ public class DifferentialSparkTest {
       spark.conf().set(e.getKey(), e.getValue());
     }
     long written = framesWritten();
+    long v4 = TableCacheMetrics.FRAMES_WRITTEN_V4.sum();
     table.persist(c.level);
     assertEquals(1240L, table.count());
     StorageLevelSparkTest.assertStored(spark, c.level);
-    assertTrue(framesWritten() > written, "no frames written: " + TableCacheMetrics.summary());
+    long frames = framesWritten() - written;
+    assertTrue(frames > 0, "no frames written: " + TableCacheMetrics.summary());
+    // V4 is written when asked for, and only then (the default stays V3).
+    boolean asksV4 = "v4".equals(c.conf.get("spark.tablecache.format"));
+    assertEquals(
+        asksV4 ? frames : 0,
+        TableCacheMetrics.FRAMES_WRITTEN_V4.sum() - v4,
+        c.name + ": V4 frames of " + frames + ": " + TableCacheMetrics.summary());
     assertTrue(
         spark.sharedState().cacheManager().lookupCachedData(SparkLineSupport.classic(table)).isDefined());
   }
@@ -258,7 +280,8 @@ public class DifferentialSparkTest {
   }
 
   public static long framesWritten() {
-    return TableCacheMetrics.FRAMES_WRITTEN_V3.sum()
+    return TableCacheMetrics.FRAMES_WRITTEN_V4.sum()
+        + TableCacheMetrics.FRAMES_WRITTEN_V3.sum()
         + TableCacheMetrics.FRAMES_WRITTEN_V2.sum()
         + TableCacheMetrics.FRAMES_WRITTEN_LEGACY.sum();
   }

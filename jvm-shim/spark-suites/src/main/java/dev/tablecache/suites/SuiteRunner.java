@@ -328,9 +328,19 @@ public final class SuiteRunner {
   }
 
   private static long framesWritten() throws ReflectiveOperationException {
-    return metric("FRAMES_WRITTEN_V3")
+    return metricSince("FRAMES_WRITTEN_V4")
+        + metric("FRAMES_WRITTEN_V3")
         + metric("FRAMES_WRITTEN_V2")
         + metric("FRAMES_WRITTEN_LEGACY");
+  }
+
+  /** {@link #metric}, or 0 with a jar older than the counter. */
+  private static long metricSince(String name) throws ReflectiveOperationException {
+    try {
+      return metric(name);
+    } catch (NoSuchFieldException e) {
+      return 0;
+    }
   }
 
   private static String metricsSummary() throws ReflectiveOperationException {

@@ -17,6 +17,7 @@ public final class ExecutorMetricSet implements MetricSet {
   @Override
   public Map<String, Metric> getMetrics() {
     Map<String, Metric> m = new LinkedHashMap<>();
+    m.put("framesWritten.v4", TableCacheMetrics.FRAMES_WRITTEN_V4);
     m.put("framesWritten.v3", TableCacheMetrics.FRAMES_WRITTEN_V3);
     m.put("framesWritten.v2", TableCacheMetrics.FRAMES_WRITTEN_V2);
     m.put("framesWritten.legacy", TableCacheMetrics.FRAMES_WRITTEN_LEGACY);

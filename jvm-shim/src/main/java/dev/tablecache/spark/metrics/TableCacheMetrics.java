@@ -14,6 +14,7 @@ public final class TableCacheMetrics {
 
   private TableCacheMetrics() {}
 
+  public static final Count FRAMES_WRITTEN_V4 = new Count();
   public static final Count FRAMES_WRITTEN_V3 = new Count();
   public static final Count FRAMES_WRITTEN_V2 = new Count();
   public static final Count FRAMES_WRITTEN_LEGACY = new Count();
@@ -58,6 +59,9 @@ public final class TableCacheMetrics {
 
   public static void frameWritten(CacheFormat format) {
     switch (format) {
+      case V4:
+        FRAMES_WRITTEN_V4.increment();
+        break;
       case V3:
         FRAMES_WRITTEN_V3.increment();
         break;
@@ -78,7 +82,9 @@ public final class TableCacheMetrics {
 
   /** A one-line summary, for logs and test failure messages. */
   public static String summary() {
-    return "written(v3="
+    return "written(v4="
+        + FRAMES_WRITTEN_V4.sum()
+        + ", v3="
         + FRAMES_WRITTEN_V3.sum()
         + ", v2="
         + FRAMES_WRITTEN_V2.sum()

@@ -35,11 +35,13 @@ import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Runs in its own JVM per capability (surefire executions cap-v2, cap-legacy, cap-unavailable
- * set -Dtablecache.capability.max or point -Dtablecache.native.path at a missing file): an older
- * or missing native library still answers every query correctly. Capped to V2 or legacy, frames
- * of that format are written; without a library Spark's default serializer does the work.
+ * Runs in its own JVM per capability (surefire executions cap-v3, cap-v2, cap-legacy,
+ * cap-unavailable set -Dtablecache.capability.max or point -Dtablecache.native.path at a missing
+ * file): an older or missing native library still answers every query correctly. Capped to V3, V2
+ * or legacy, frames of that format are written, by default and when V4 is asked for; without a
+ * library Spark's default serializer does the work.
  */
+@Tag("cap-v3")
 @Tag("cap-v2")
 @Tag("cap-legacy")
 @Tag("cap-unavailable")
@@ -108,33 +110,57 @@ class CappedCapabilitySparkTest {
     return tests.stream();
   }
 
+  /** The default format (v3), then the newest (v4): each falls back to what the library can. */
   @Test
   void writesTheFormatTheLibraryCan() {
+    for (String asked : new String[] {null, "v4"}) {
+      if (asked != null) {
+        spark.conf().set("spark.tablecache.format", asked);
+      }
+      try {
+        writesTheFormatTheLibraryCan(asked == null ? "the default format" : asked);
+      } finally {
+        spark.conf().unset("spark.tablecache.format");
+      }
+    }
+  }
+
+  private void writesTheFormatTheLibraryCan(String asked) {
+    long v4 = TableCacheMetrics.FRAMES_WRITTEN_V4.sum();
     long v3 = TableCacheMetrics.FRAMES_WRITTEN_V3.sum();
     long v2 = TableCacheMetrics.FRAMES_WRITTEN_V2.sum();
     long legacy = TableCacheMetrics.FRAMES_WRITTEN_LEGACY.sum();
     Dataset<Row> df = spark.sql("SELECT * FROM t WHERE id < 1500");
     df.persist();
     df.count();
+    long dv4 = TableCacheMetrics.FRAMES_WRITTEN_V4.sum() - v4;
     long dv3 = TableCacheMetrics.FRAMES_WRITTEN_V3.sum() - v3;
     long dv2 = TableCacheMetrics.FRAMES_WRITTEN_V2.sum() - v2;
     long dlegacy = TableCacheMetrics.FRAMES_WRITTEN_LEGACY.sum() - legacy;
     CachedBatch first = firstBatch(df);
+    String what = capability + ", " + asked + " asked: " + TableCacheMetrics.summary();
     switch (capability) {
+      case V4: // the full library, outside these capped JVMs
+        boolean v4Asked = "v4".equals(asked);
+        assertTrue(
+            (v4Asked ? dv4 > 0 && dv3 == 0 : dv4 == 0 && dv3 > 0) && dv2 == 0 && dlegacy == 0,
+            what);
+        assertInstanceOf(NativeCachedBatch.class, first);
+        break;
       case V3:
-        assertTrue(dv3 > 0 && dv2 == 0 && dlegacy == 0, TableCacheMetrics.summary());
+        assertTrue(dv4 == 0 && dv3 > 0 && dv2 == 0 && dlegacy == 0, what);
         assertInstanceOf(NativeCachedBatch.class, first);
         break;
       case V2:
-        assertTrue(dv3 == 0 && dv2 > 0 && dlegacy == 0, TableCacheMetrics.summary());
+        assertTrue(dv4 == 0 && dv3 == 0 && dv2 > 0 && dlegacy == 0, what);
         assertInstanceOf(NativeCachedBatch.class, first);
         break;
       case LEGACY:
-        assertTrue(dv3 == 0 && dv2 == 0 && dlegacy > 0, TableCacheMetrics.summary());
+        assertTrue(dv4 == 0 && dv3 == 0 && dv2 == 0 && dlegacy > 0, what);
         assertInstanceOf(NativeCachedBatch.class, first);
         break;
       default:
-        assertTrue(dv3 == 0 && dv2 == 0 && dlegacy == 0, TableCacheMetrics.summary());
+        assertTrue(dv4 == 0 && dv3 == 0 && dv2 == 0 && dlegacy == 0, what);
         assertInstanceOf(DefaultCachedBatch.class, first, "Spark's default serializer");
         assertTrue(Fallback.warnedUnavailable(), "one warning with the cause");
     }
@@ -153,6 +179,7 @@ class CappedCapabilitySparkTest {
     long dp = TableCacheMetrics.BATCHES_PRUNED.sum() - pruned;
     long dk = TableCacheMetrics.BATCHES_KEPT.sum() - kept;
     switch (capability) {
+      case V4:
       case V3:
       case V2:
         assertTrue(dp == 12 && dk == 1, "pruned " + dp + ", kept " + dk);

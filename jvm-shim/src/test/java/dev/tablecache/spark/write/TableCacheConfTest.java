@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.CacheFormat;
 import dev.tablecache.Encoding;
 import dev.tablecache.EncodingPolicy;
 import dev.tablecache.TableCacheException;
@@ -15,7 +16,10 @@ import java.io.ObjectOutputStream;
 import org.apache.spark.sql.internal.SQLConf;
 import org.junit.jupiter.api.Test;
 
-/** The encoding key of {@link TableCacheConf}, and its trip to tasks in {@link WriteSettings}. */
+/**
+ * The encoding and format keys of {@link TableCacheConf}, and their trip to tasks in {@link
+ * WriteSettings}.
+ */
 class TableCacheConfTest {
 
   private static WriteSettings settings(String encoding) {
@@ -42,6 +46,32 @@ class TableCacheConfTest {
     assertEquals(EncodingPolicy.pinned(Encoding.BYTE_STREAM_SPLIT), policy("byte-stream-split"));
     TableCacheException e = assertThrows(TableCacheException.class, () -> settings("delta"));
     assertTrue(e.getMessage().contains("delta"), e.getMessage());
+  }
+
+  private static WriteSettings withFormat(String format) {
+    SQLConf conf = new SQLConf();
+    conf.setConfString("spark.tablecache.format", format);
+    return TableCacheConf.writeSettings(conf);
+  }
+
+  @Test
+  void formatDefaultsToV3AndV4IsOptIn() throws Exception {
+    assertEquals(CacheFormat.V3, settings(null).options().preferredFormat());
+    assertEquals(CacheFormat.V4, withFormat(" V4 ").options().preferredFormat());
+    assertEquals(CacheFormat.V4, roundTrip(withFormat("v4")).options().preferredFormat());
+    assertEquals(CacheFormat.LEGACY, withFormat("legacy").options().preferredFormat());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> withFormat("v5"));
+    assertTrue(e.getMessage().contains("must be v3, v4, v2 or legacy, got 'v5'"), e.getMessage());
+  }
+
+  private static WriteSettings roundTrip(WriteSettings sent) throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(sent);
+    }
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+      return (WriteSettings) in.readObject();
+    }
   }
 
   @Test
