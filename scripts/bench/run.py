@@ -91,7 +91,8 @@ def machine(python, spark_version):
 
 
 def table_rows(args, table):
-    return {"standard": args.rows, "wide": args.wide_rows, "strings": args.strings_rows}[table]
+    return {"standard": args.rows, "wide": args.wide_rows, "strings": args.strings_rows,
+            "timeseries": args.timeseries_rows, "logs": args.logs_rows}[table]
 
 
 def source_of(args, mode):
@@ -189,13 +190,17 @@ def main():
     parser.add_argument("--python", required=True, help="python of a PySpark virtualenv")
     parser.add_argument("--jar", required=True, help="the tablecache jar")
     parser.add_argument("--table", default="all",
-                        help="standard, wide, strings (comma-separated), or 'all'")
+                        help="standard, wide, strings, timeseries, logs (comma-separated), or 'all'")
     parser.add_argument("--rows", type=int, default=TABLES["standard"]["rows"],
                         help="rows of the standard table (16 columns)")
     parser.add_argument("--wide-rows", type=int, default=TABLES["wide"]["rows"],
                         help="rows of the wide table (256 columns)")
     parser.add_argument("--strings-rows", type=int, default=TABLES["strings"]["rows"],
                         help="rows of the string-heavy table")
+    parser.add_argument("--timeseries-rows", type=int, default=TABLES["timeseries"]["rows"],
+                        help="rows of the time-series table (12 columns)")
+    parser.add_argument("--logs-rows", type=int, default=TABLES["logs"]["rows"],
+                        help="rows of the log-lines table (8 columns)")
     parser.add_argument("--partitions", type=int, default=16)
     parser.add_argument("--iterations", type=int, default=3)
     parser.add_argument("--reps", type=int, default=5,
