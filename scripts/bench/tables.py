@@ -4,6 +4,17 @@ A table's queries name the cached view `{t}`: the session runs each one on the r
 an 8-row cache of the same schema and serializer (the floor: Spark's fixed per-query cost). Every
 query's result must be deterministic (no floating-point sums whose order depends on scheduling):
 every mode must return identical rows, or the run fails.
+
+`standard`, `wide` and `strings` measure kinds of columns (affine, low-cardinality, random,
+long strings). `timeseries` and `logs` (issue #27) are realistic data no encoding here was tuned
+for: market ticks and sensor readings (timestamps with jitter, prices with 2 decimals that move
+like a random walk, readings with 1-3 decimals, an exact DECIMAL amount, a date, a per-sensor
+counter, status codes, a flag), and application log lines (out-of-order timestamps, skewed
+levels and services, hosts, templated messages with substituted numbers, random trace ids
+shared by the lines of a request, long-tailed latencies, paths). Their columns are built from
+hash(id, seed) and rand(seed) with integer arithmetic and one last division or round, so that
+they are deterministic and every session computes the same bits; the comments beside each
+column say what it models. README "Benchmark" describes every table.
 """
 
 import hashlib
@@ -342,7 +353,7 @@ TABLES = {
         "columns": LOGS_COLUMNS,
         "rows": 2_000_000,
         "describe": "log lines: an out-of-order timestamp, 5 skewed levels, 20 skewed services, 200 "
-                    "hosts, a templated message (50-200 B), a 32-hex trace id, a long-tailed "
+                    "hosts, a templated message (60-190 B), a 32-hex trace id, a long-tailed "
                     "latency, ~1,000 paths",
         "queries": _logs_queries,
     },
