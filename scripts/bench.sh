@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # The full side-by-side benchmark (docs: README "Benchmark"): Spark's default serializer, Spark
 # 4.3's ArrowCachedBatchSerializer (none, zstd) and ours (one setting, + extension, row path,
-# zstd; `--modes formats` for legacy/V2/V3) on a real local Spark, on three tables (standard
-# 16 columns, wide 256 columns, string-heavy), each (table, mode) in its own Spark application,
-# interleaved, with Spark's floors measured in every session and subtracted in the report.
+# zstd; `--modes formats` for legacy/V2/V3) on a real local Spark, on five tables (standard
+# 16 columns, wide 256 columns, string-heavy, and two realistic ones no encoding was tuned for: a
+# time series of prices and readings, 12 columns, and log lines, 8 columns), each (table, mode) in
+# its own Spark application, interleaved, with Spark's floors measured in every session and
+# subtracted in the report.
 # Writes raw.json, summary.md, chart.png and plans/ to bench/results/ (or --out), plus the criterion
 # numbers of the native codec. Takes a few hours at the default scale on 2 cores.
 #
 #   scripts/bench.sh                                 # all tables, 3 iterations
 #   scripts/bench.sh --table standard --rows 2000000 --iterations 1 --out /tmp/b   # quick look
 #   scripts/bench.sh --table wide --wide-rows 50000 --modes spark-default,tc --out /tmp/b
+#   scripts/bench.sh --table timeseries,logs --timeseries-rows 200000 --logs-rows 200000 \
+#     --modes spark-default,tc --iterations 1 --out /tmp/b    # the realistic tables, small
 #   scripts/bench.sh --no-criterion                  # skip `cargo bench`
-# Other flags (--table, --rows, --wide-rows, --strings-rows, --modes, --partitions, --reps, --warmup-reps,
-# --build-floor-reps, --cores, --driver-memory, --jfr, --source, --parquet-dir) pass to
-# scripts/bench/run.py.
+# Other flags (--table, --rows, --wide-rows, --strings-rows, --timeseries-rows, --logs-rows,
+# --modes, --partitions, --reps, --warmup-reps, --build-floor-reps, --cores, --driver-memory,
+# --jfr, --source, --parquet-dir) pass to scripts/bench/run.py.
 # PYSPARK_VERSION (default 4.3.0, the first with the Arrow cache) picks the Spark.
 #
 # Under Apache DataFusion Comet (Spark 4.1.x only; the Comet jar is resolved into ~/.m2 once):

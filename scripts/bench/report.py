@@ -1,6 +1,10 @@
 """Turns a benchmark's raw.json into the markdown summary (three views per phase: wall time, wall
 time above Spark's floor, executor CPU; ratios to Spark default; the targets) and a chart.
 
+Each table's footprint row also shows the same rows as Parquet + zstd (written once per run by
+run.py, on disk) and each mode's footprint divided by it: how far a cache is from a good
+columnar file format with a strong codec.
+
 Modes under Comet get their own table per benchmark table, with ratios to Comet + Spark's
 default cache and to Comet's own cache, their goals (ours smaller than Comet's cache and no
 slower on any read phase) and the Spark operators left in their plans (Comet's fallbacks)."""
@@ -176,6 +180,16 @@ def at_floor(med_table, phase, base_mode=BASELINE):
     return above < AT_FLOOR_S
 
 
+PARQUET_ZSTD = "Parquet + zstd"
+
+
+def parquet_zstd_bytes(raw, table):
+    """Bytes of the table's rows as Parquet + zstd (run.py's parquet_zstd_footprint), or None
+    (a raw.json from before it was measured)."""
+    entry = (raw.get("parquet_zstd") or {}).get(table)
+    return entry["bytes"] if entry else None
+
+
 def table_shape(raw, table):
     tcfg = (raw["config"].get("tables") or {}).get(table)
     rows = tcfg["rows"] if tcfg else raw["config"]["rows"]
@@ -198,6 +212,13 @@ def machine_lines(raw):
         describe = tables_mod.TABLES.get(table, {}).get("describe", "")
         lines.append(f"- Table `{table}`: {rows:,} rows x {cols} columns ({describe}), "
                      f"{c['partitions']} partitions, cached with `cache()` (MEMORY_AND_DISK, deserialized)")
+    if any(parquet_zstd_bytes(raw, t) for t in raw_tables(raw)):
+        spark = next(iter(raw["parquet_zstd"].values())).get("spark", m["spark"])
+        lines.append(f"- {PARQUET_ZSTD}: each table's rows (the same generated DataFrame and "
+                     f"partitions) written once per run by Spark {spark}'s own Parquet writer "
+                     f"(`compression=zstd`, its defaults otherwise), one file per partition: the "
+                     f"sum of the `.parquet` files' sizes, on disk; a reference for the cache "
+                     f"footprints, which are in memory")
     sources = c.get("sources") or {}
     parquet = [m for m in raw["modes"] if sources.get(m) == "parquet"]
     if parquet:
@@ -254,24 +275,37 @@ def table_section(raw, med, table, comet=False):
     else:
         md = [f"## Table `{table}`: {rows:,} rows x {cols} columns", ""]
     if mt:
-        md += ["| | " + " | ".join(label(m) for m in mt) + " |", "|---|" + "---|" * len(mt)]
+        # The reference footprint, where measured: one more column, and rows with each mode's
+        # footprint over it and the exact bytes.
+        pq = parquet_zstd_bytes(raw, table)
+        extra = [] if pq is None else [f"{PARQUET_ZSTD} (on disk)"]
+        pad = "" if pq is None else " — |"
+        md += ["| | " + " | ".join([label(m) for m in mt] + extra) + " |",
+               "|---|" + "---|" * (len(mt) + len(extra))]
         fp = []
-        for mode, row in mt.items():
-            fp.append(f"{row['footprint'] / 2**20:.1f} MiB")
-            ratios = [f"{row['footprint'] / b['footprint']:.2f}" if b.get("footprint") else "—"
+        for size in [row["footprint"] for row in mt.values()] + ([] if pq is None else [pq]):
+            fp.append(f"{size / 2**20:.1f} MiB")
+            ratios = [f"{size / b['footprint']:.2f}" if b.get("footprint") else "—"
                       for b in bases]
             if any(r != "—" for r in ratios):
                 fp[-1] += f" ({' / '.join(ratios)})"
         md += ["| cache footprint | " + " | ".join(fp) + " |"]
+        if pq is not None:
+            md += [f"| footprint ÷ {PARQUET_ZSTD} | "
+                   + " | ".join(f"{row['footprint'] / pq:.2f}" for row in mt.values()) + " | 1.00 |",
+                   "| footprint, bytes | "
+                   + " | ".join(f"{round(row['footprint']):,}" for row in mt.values())
+                   + f" | {pq:,} |"]
         paths = [sorted({r.get("read_path", "?") for r in results_of(raw, table, m)}) for m in mt]
         if any(p != ["?"] for p in paths):
-            md += ["| read path (first query's plan) | " + " | ".join("/".join(p) for p in paths) + " |"]
+            md += ["| read path (first query's plan) | " + " | ".join("/".join(p) for p in paths)
+                   + " |" + pad]
         if any(row.get(("floor", "build")) for row in mt.values()):
             ratios = []
             for mode, row in mt.items():
                 ratios.append(f"{row['build'] / row[('floor', 'build')]:.2f}"
                               if row.get(("floor", "build")) else "—")
-            md += ["| build / uncached compute | " + " | ".join(ratios) + " |"]
+            md += ["| build / uncached compute | " + " | ".join(ratios) + " |" + pad]
         md += [""]
     md += ["| phase, mode | wall | floor | wall − floor | executor CPU |", "|---|---|---|---|---|"]
     for phase, name in phase_list(raw, table):
@@ -573,6 +607,11 @@ def chart(raw, path):
             if key == "footprint":
                 values = [mt[m]["footprint"] / 2**20 for m in modes]
                 ax.barh(y, values, color=colors)
+                pq = parquet_zstd_bytes(raw, table)
+                if pq:
+                    ax.axvline(pq / 2**20, color="#2ca02c", linestyle="--", linewidth=1)
+                    ax.text(pq / 2**20, len(modes) - 0.5, f" {PARQUET_ZSTD}", color="#2ca02c",
+                            fontsize=6, va="bottom")
             else:
                 values = [mt[m][key] for m in modes]
                 # The bar is the wall time; its grey part the floor (capped: a floor measured

@@ -4,8 +4,11 @@ Every (iteration, table, mode) runs in its own Spark application (scripts/bench/
 one cache is alive at a time and no JIT or heap state leaks between modes; the mode order rotates
 every iteration so machine drift hits all modes alike. Each session also measures Spark's floors
 (scripts/bench/session.py), which the report subtracts. Writes raw.json, summary.md, chart.png and
-plans/ into --out. Modes under Comet (and all modes with --source parquet) cache a Parquet read of
-each table, written once per table, row count and partition count under --parquet-dir and reused.
+plans/ into --out. Once per run, before the sessions, each table's rows are also written with
+Spark's own Parquet writer and zstd (its own Spark application) for the report's reference
+footprint, "Parquet + zstd". Modes under Comet (and all modes with --source parquet) cache a
+Parquet read of each table, written once per table, row count and partition count under
+--parquet-dir and reused.
 Usage: see scripts/bench.sh and scripts/demo.sh.
 """
 
@@ -14,6 +17,7 @@ import hashlib
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -91,7 +95,8 @@ def machine(python, spark_version):
 
 
 def table_rows(args, table):
-    return {"standard": args.rows, "wide": args.wide_rows, "strings": args.strings_rows}[table]
+    return {"standard": args.rows, "wide": args.wide_rows, "strings": args.strings_rows,
+            "timeseries": args.timeseries_rows, "logs": args.logs_rows}[table]
 
 
 def source_of(args, mode):
@@ -134,6 +139,45 @@ def ensure_parquet(args, table):
     return path
 
 
+def parquet_zstd_footprint(args, table):
+    """The table's reference footprint: the same rows (the generated DataFrame, the same
+    partitions) written by Spark's own Parquet writer with compression=zstd, in its own Spark
+    application, once per run (OUT/parquet-zstd, apart from --parquet-dir's copies, which use
+    Spark's default codec). Returns {"bytes": the .parquet files' sizes summed, "files",
+    "codec", "seconds", "spark"}; the files are removed once measured."""
+    rows = table_rows(args, table)
+    path = os.path.join(os.path.abspath(args.out), "parquet-zstd",
+                        f"{table}-{rows}rows-{args.partitions}parts")
+    shutil.rmtree(path, ignore_errors=True)
+    print(f"bench: writing {table} to Parquet + zstd (the reference footprint)", file=sys.stderr,
+          flush=True)
+    cmd = [
+        args.python, os.path.join(HERE, "session.py"), "--write-parquet-zstd", path,
+        "--table", table, "--rows", str(rows), "--partitions", str(args.partitions),
+        "--cores", str(args.cores), "--driver-memory", args.driver_memory,
+    ]
+    env = dict(os.environ, PYTHONPATH=HERE)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, timeout=args.timeout)
+    lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines or not os.path.exists(os.path.join(path, "_SUCCESS")):
+        raise SystemExit(f"bench: writing {table} to Parquet + zstd failed (exit {proc.returncode})")
+    result = json.loads(lines[-1][len("RESULT "):])
+    files = [os.path.join(path, f) for f in os.listdir(path) if f.endswith(".parquet")]
+    if len(files) != args.partitions:
+        raise SystemExit(f"bench: {path} has {len(files)} Parquet files, not {args.partitions}")
+    footprint = {"bytes": sum(os.path.getsize(f) for f in files), "files": len(files),
+                 "codec": "zstd", "rows": rows, "seconds": round(result["seconds"], 2),
+                 "spark": result["spark"]}
+    shutil.rmtree(path, ignore_errors=True)
+    try:
+        os.rmdir(os.path.dirname(path))  # OUT/parquet-zstd, once empty
+    except OSError:
+        pass
+    print(f"bench: {table} as Parquet + zstd: {footprint['bytes']:,} bytes in {len(files)} files",
+          file=sys.stderr, flush=True)
+    return footprint
+
+
 def run_session(args, table, mode, iteration):
     cmd = [
         args.python, os.path.join(HERE, "session.py"),
@@ -159,7 +203,7 @@ def run_session(args, table, mode, iteration):
     return json.loads(lines[-1][len("RESULT "):])
 
 
-def raw_document(args, info, tables, modes, results, complete):
+def raw_document(args, info, tables, modes, results, complete, parquet_zstd):
     config = {k: getattr(args, k) for k in ("rows", "partitions", "iterations", "reps",
                                             "warmup_reps", "build_floor_reps", "cores", "driver_memory",
                                             "source")}
@@ -176,6 +220,9 @@ def raw_document(args, info, tables, modes, results, complete):
         "tables": tables,
         "modes": modes,
         "results": results,
+        # Per table: the same rows as Parquet + zstd (parquet_zstd_footprint), the report's
+        # reference footprint.
+        "parquet_zstd": parquet_zstd,
     }
 
 
@@ -189,13 +236,17 @@ def main():
     parser.add_argument("--python", required=True, help="python of a PySpark virtualenv")
     parser.add_argument("--jar", required=True, help="the tablecache jar")
     parser.add_argument("--table", default="all",
-                        help="standard, wide, strings (comma-separated), or 'all'")
+                        help="standard, wide, strings, timeseries, logs (comma-separated), or 'all'")
     parser.add_argument("--rows", type=int, default=TABLES["standard"]["rows"],
                         help="rows of the standard table (16 columns)")
     parser.add_argument("--wide-rows", type=int, default=TABLES["wide"]["rows"],
                         help="rows of the wide table (256 columns)")
     parser.add_argument("--strings-rows", type=int, default=TABLES["strings"]["rows"],
                         help="rows of the string-heavy table")
+    parser.add_argument("--timeseries-rows", type=int, default=TABLES["timeseries"]["rows"],
+                        help="rows of the time-series table (12 columns)")
+    parser.add_argument("--logs-rows", type=int, default=TABLES["logs"]["rows"],
+                        help="rows of the log-lines table (8 columns)")
     parser.add_argument("--partitions", type=int, default=16)
     parser.add_argument("--iterations", type=int, default=3)
     parser.add_argument("--reps", type=int, default=5,
@@ -249,6 +300,7 @@ def main():
     if any(source_of(args, m) == "parquet" for m in modes):
         for table in tables:
             ensure_parquet(args, table)
+    parquet_zstd = {table: parquet_zstd_footprint(args, table) for table in tables}
     results = []
     started = time.time()
     for iteration in range(args.iterations):
@@ -262,11 +314,12 @@ def main():
                       file=sys.stderr, flush=True)
                 results.append(run_session(args, table, mode, iteration))
                 # Saved after every session, so an interrupted run keeps what it measured.
-                save(args.out, raw_document(args, info, tables, modes, results, complete=False))
+                save(args.out, raw_document(args, info, tables, modes, results, complete=False,
+                                             parquet_zstd=parquet_zstd))
 
     info["loadavg_end"] = os.getloadavg()[0]
     info["wall_minutes"] = round((time.time() - started) / 60, 1)
-    raw = raw_document(args, info, tables, modes, results, complete=True)
+    raw = raw_document(args, info, tables, modes, results, complete=True, parquet_zstd=parquet_zstd)
     save(args.out, raw)
     summary = report.summarize(raw, args.criterion)
     with open(os.path.join(args.out, "summary.md"), "w") as f:

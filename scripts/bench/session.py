@@ -14,6 +14,9 @@ The 8-row cache of the read floors comes from the same source (DIR-tiny for Parq
 as generated, one file per non-empty partition, and empty files up to the partition count), so
 its plans read the cache the same way.
 
+`--write-parquet-zstd DIR` only writes the generated rows to Parquet with zstd, for the report's
+"Parquet + zstd" reference footprint (run.py sums the files' sizes and removes them).
+
 Every floor and query runs several times; the report drops the first --warmup-reps runs of
 each query and read floor (JIT warm-up; shown apart as the cold runs) and the first run of the
 build floor, so every mode gets the same warm-up. With --plans-dir, the executed plans of the last run of
@@ -223,6 +226,26 @@ def write_parquet(args):
     spark.stop()
 
 
+def write_parquet_zstd(args):
+    """The Parquet + zstd reference footprint: the table's rows (the same DataFrame as --source
+    generated, the same partitions) written by Spark's own Parquet writer with compression=zstd
+    (Spark's defaults otherwise: zstd level 3, 128 MiB row groups, dictionary encoding) to
+    args.write_parquet_zstd, one file per partition, with plain Spark (no cache, no Comet).
+    Prints one RESULT line: the seconds the write took."""
+    spark = (SparkSession.builder.master(f"local[{args.cores}]")
+             .appName(f"tablecache-bench-parquet-zstd-{args.table}")
+             .config("spark.driver.memory", args.driver_memory)
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .getOrCreate())
+    df = generated(spark, args.table, args.rows, args.partitions)
+    seconds, _ = timed(lambda: df.write.mode("overwrite").option("compression", "zstd")
+                       .parquet(args.write_parquet_zstd))
+    version = spark.version
+    spark.stop()
+    print("RESULT " + json.dumps({"seconds": seconds, "spark": version}), flush=True)
+
+
 def tiny_parquet(path):
     return path.rstrip("/") + "-tiny"
 
@@ -375,9 +398,15 @@ def main():
     parser.add_argument("--plans-dir", help="write the session's executed plans into this directory")
     parser.add_argument("--write-parquet", metavar="DIR",
                         help="only write the table to Parquet at DIR and exit")
+    parser.add_argument("--write-parquet-zstd", metavar="DIR",
+                        help="only write the table to Parquet with zstd at DIR (the reference "
+                             "footprint) and exit")
     args = parser.parse_args()
     if args.write_parquet:
         write_parquet(args)
+        return
+    if args.write_parquet_zstd:
+        write_parquet_zstd(args)
         return
     if not args.mode:
         parser.error("--mode is required")
