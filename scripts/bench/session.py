@@ -195,17 +195,22 @@ def write_plans(args, plans, floor_plans):
             f.write(f"== {name} ==\n{plan}\n\n")
 
 
+def plain_session(args, purpose):
+    """A plain local Spark session (no cache serializer, no Comet, no UI) for writing a table."""
+    return (SparkSession.builder.master(f"local[{args.cores}]")
+            .appName(f"tablecache-bench-{purpose}-{args.table}")
+            .config("spark.driver.memory", args.driver_memory)
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .getOrCreate())
+
+
 def write_parquet(args):
     """Writes the table's rows (the same DataFrame as --source generated) to Parquet at
     args.write_parquet and its 8 rows to args.write_parquet + "-tiny", one file per partition,
     with plain Spark (no Comet, no cache). Spark writes no file for an empty partition, so the
     8-row copy gets empty files (the schema, no rows) up to --partitions."""
-    spark = (SparkSession.builder.master(f"local[{args.cores}]")
-             .appName(f"tablecache-bench-parquet-{args.table}")
-             .config("spark.driver.memory", args.driver_memory)
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .getOrCreate())
+    spark = plain_session(args, "parquet")
     tiny_path = tiny_parquet(args.write_parquet)
     shutil.rmtree(tiny_path, ignore_errors=True)
     tiny = generated(spark, args.table, TINY_ROWS, args.partitions)
@@ -232,12 +237,7 @@ def write_parquet_zstd(args):
     (Spark's defaults otherwise: zstd level 3, 128 MiB row groups, dictionary encoding) to
     args.write_parquet_zstd, one file per partition, with plain Spark (no cache, no Comet).
     Prints one RESULT line: the seconds the write took."""
-    spark = (SparkSession.builder.master(f"local[{args.cores}]")
-             .appName(f"tablecache-bench-parquet-zstd-{args.table}")
-             .config("spark.driver.memory", args.driver_memory)
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .getOrCreate())
+    spark = plain_session(args, "parquet-zstd")
     df = generated(spark, args.table, args.rows, args.partitions)
     seconds, _ = timed(lambda: df.write.mode("overwrite").option("compression", "zstd")
                        .parquet(args.write_parquet_zstd))
