@@ -76,12 +76,19 @@ source "$ROOT/scripts/lib/versions.sh"
 
 status=0
 timings=()
-# Runs "$@" and records its wall time under label $1 (shifted off).
+# Each run's output is also kept in a log, so that the end of this script's output (the part a CI
+# summary shows) repeats what every failed run printed last.
+run_logs="$(mktemp -d)"
+failed_logs=()
+# Runs "$@" in this shell (functions may set globals) and records its wall time under label $1
+# (shifted off).
 timed() {
-  local label="$1" began=$SECONDS rc=0
+  local label="$1" began=$SECONDS rc=0 log
   shift
-  "$@" || rc=$?
+  log="$run_logs/${#timings[@]}.log"
+  "$@" > >(tee "$log") 2>&1 || rc=$?
   timings+=("$(printf '%-44s %4ds  %s' "$label" $((SECONDS - began)) "$([[ $rc == 0 ]] && echo ok || echo FAILED)")")
+  [[ $rc == 0 ]] || failed_logs+=("$label|$log")
   return $rc
 }
 
@@ -337,6 +344,12 @@ for version in $VERSIONS; do
     fi
   fi
 done
+sleep 1 # the last tee's flush
+for entry in "${failed_logs[@]}"; do
+  echo "run_e2e: FAILED run \"${entry%%|*}\" printed last:"
+  grep -v '^\s*at \|^\s*\.\.\. [0-9]* more' "${entry#*|}" | tail -n 30 | sed 's/^/  | /'
+done
+rm -rf "$run_logs"
 echo "run_e2e: wall time per run"
 printf '  %s\n' "${timings[@]}"
 exit $status

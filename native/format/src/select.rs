@@ -154,10 +154,11 @@ pub(crate) fn choose_buffer(
 }
 
 /// What `Auto` tries, cheapest to decode first (ties go to the earlier).
-const V4_PREFERENCE: [BufferEncoding; 7] = [
+const V4_PREFERENCE: [BufferEncoding; 8] = [
     BufferEncoding::Constant,
     BufferEncoding::FrameOfReference,
     BufferEncoding::Delta,
+    BufferEncoding::RunLength,
     BufferEncoding::Dictionary,
     BufferEncoding::Alp,
     BufferEncoding::Plain,

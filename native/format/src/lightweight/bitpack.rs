@@ -47,9 +47,7 @@ pub(crate) const CHUNK: usize = 1024;
 
 /// Unpacks the `n` values packed at `width` bits in `packed`, which must be exactly
 /// [`packed_len`] bytes long, and hands them to `sink(first_index, values)` in chunks of up to
-/// [`CHUNK`], in order. Lengths are checked once up front; the loop itself reads whole 8-byte
-/// words (from a copy of `packed` with 16 zero bytes after it), so it has no per-value branch
-/// on the input's end.
+/// [`CHUNK`], in order.
 pub(crate) fn unpack(
     packed: &[u8],
     n: usize,
@@ -57,50 +55,85 @@ pub(crate) fn unpack(
     what: &str,
     mut sink: impl FnMut(usize, &[u64]) -> Result<()>,
 ) -> Result<()> {
-    if width > 64 {
-        return Err(Error::CorruptEncoding(format!(
-            "{what}: bit width {width} above 64"
-        )));
-    }
-    let expected = packed_len(n, width)
-        .ok_or_else(|| Error::CorruptEncoding(format!("{what}: {n} values of {width} bits")))?;
-    if packed.len() != expected {
-        return Err(Error::CorruptEncoding(format!(
-            "{what}: {n} values of {width} bits pack into {expected} bytes, {} stored",
-            packed.len()
-        )));
-    }
-    let mut chunk = [0u64; CHUNK];
-    if width == 0 {
-        for first in (0..n).step_by(CHUNK) {
-            sink(first, &chunk[..CHUNK.min(n - first)])?;
-        }
-        return Ok(());
-    }
-    let mut padded = Vec::with_capacity(packed.len() + 16);
-    padded.extend_from_slice(packed);
-    padded.resize(packed.len() + 16, 0);
-    let width = usize::from(width);
-    let mask = if width == 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    };
-    for first in (0..n).step_by(CHUNK) {
-        let len = CHUNK.min(n - first);
-        let mut bit = first * width;
-        for slot in &mut chunk[..len] {
-            let byte = bit / 8;
-            let shift = (bit % 8) as u32;
-            let lo = u64::from_le_bytes(word(&padded[byte..byte + 8]));
-            // A value of more than 56 bits may reach into a ninth byte.
-            let hi = u64::from(padded[byte + 8]);
-            *slot = ((lo >> shift) | (hi << 1 << (63 - shift))) & mask;
-            bit += width;
-        }
-        sink(first, &chunk[..len])?;
+    let mut chunks = Chunks::new(packed, n, width, what)?;
+    while let Some((first, values)) = chunks.next_chunk() {
+        sink(first, values)?;
     }
     Ok(())
+}
+
+/// The values of one packed stream, a chunk of up to [`CHUNK`] at a time, pulled by the caller
+/// (so that a decoder can walk two streams side by side). Lengths are checked once, in
+/// [`Chunks::new`]; the loop itself reads whole 8-byte words (from a copy of the packed bytes
+/// with 16 zero bytes after them), so it has no per-value branch on the input's end.
+pub(crate) struct Chunks {
+    padded: Vec<u8>,
+    n: usize,
+    width: usize,
+    mask: u64,
+    next: usize,
+    chunk: Box<[u64; CHUNK]>,
+}
+
+impl Chunks {
+    /// The `n` values packed at `width` bits in `packed`, which must be exactly [`packed_len`]
+    /// bytes long.
+    pub(crate) fn new(packed: &[u8], n: usize, width: u8, what: &str) -> Result<Self> {
+        if width > 64 {
+            return Err(Error::CorruptEncoding(format!(
+                "{what}: bit width {width} above 64"
+            )));
+        }
+        let expected = packed_len(n, width)
+            .ok_or_else(|| Error::CorruptEncoding(format!("{what}: {n} values of {width} bits")))?;
+        if packed.len() != expected {
+            return Err(Error::CorruptEncoding(format!(
+                "{what}: {n} values of {width} bits pack into {expected} bytes, {} stored",
+                packed.len()
+            )));
+        }
+        let mut padded = Vec::with_capacity(packed.len() + 16);
+        padded.extend_from_slice(packed);
+        padded.resize(packed.len() + 16, 0);
+        let mask = match width {
+            64 => u64::MAX,
+            w => (1u64 << w) - 1,
+        };
+        Ok(Chunks {
+            padded,
+            n,
+            width: usize::from(width),
+            mask,
+            next: 0,
+            chunk: Box::new([0; CHUNK]),
+        })
+    }
+
+    /// The next chunk's first index and values; `None` once all `n` were handed out.
+    pub(crate) fn next_chunk(&mut self) -> Option<(usize, &[u64])> {
+        let first = self.next;
+        if first >= self.n {
+            return None;
+        }
+        let len = CHUNK.min(self.n - first);
+        self.next = first + len;
+        let chunk = &mut self.chunk[..len];
+        if self.width == 0 {
+            chunk.fill(0);
+            return Some((first, chunk));
+        }
+        let mut bit = first * self.width;
+        for slot in chunk.iter_mut() {
+            let byte = bit / 8;
+            let shift = (bit % 8) as u32;
+            let lo = u64::from_le_bytes(word(&self.padded[byte..byte + 8]));
+            // A value of more than 56 bits may reach into a ninth byte.
+            let hi = u64::from(self.padded[byte + 8]);
+            *slot = ((lo >> shift) | (hi << 1 << (63 - shift))) & self.mask;
+            bit += self.width;
+        }
+        Some((first, chunk))
+    }
 }
 
 fn word(bytes: &[u8]) -> [u8; 8] {

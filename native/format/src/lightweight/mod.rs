@@ -1,8 +1,9 @@
 //! The encodings of one buffer of a V4 column body (FORMAT.md §3.2), each a unit behind
 //! [`BufferUnit`]: plain, BYTE_STREAM_SPLIT, the lightweight integer encodings (constant,
-//! frame of reference, delta, dictionary), each ending in [`bitpack`], and ALP for doubles. A V4 body states each
-//! buffer's encoding, decoded length and stored length, so an encoding may change lengths and
-//! carry parameters; the reader needs nothing but the body and the schema's element widths.
+//! frame of reference, delta, dictionary, run-length), each ending in [`bitpack`], and ALP for
+//! doubles. A V4 body states each buffer's encoding, decoded length and stored length, so an
+//! encoding may change lengths and carry parameters; the reader needs nothing but the body and
+//! the schema's element widths.
 //!
 //! A unit says what it applies to, what a buffer would cost in it (exactly, from one
 //! [`Analysis`] of the buffer), and how to encode and decode. The choice between units is made
@@ -15,6 +16,7 @@ mod delta;
 mod dictionary;
 mod frame_of_reference;
 pub(crate) mod integers;
+mod run_length;
 mod split;
 
 use crate::error::{Error, Result};
@@ -37,11 +39,13 @@ pub enum BufferEncoding {
     Dictionary,
     /// Doubles as scaled integers, frame of reference and bit-packed, with exceptions (ALP).
     Alp,
+    /// Runs of equal elements: each run's value (frame of reference) and length, bit-packed.
+    RunLength,
 }
 
 impl BufferEncoding {
     /// Every buffer encoding, in id order.
-    pub const ALL: [BufferEncoding; 7] = [
+    pub const ALL: [BufferEncoding; 8] = [
         BufferEncoding::Plain,
         BufferEncoding::ByteStreamSplit,
         BufferEncoding::Constant,
@@ -49,6 +53,7 @@ impl BufferEncoding {
         BufferEncoding::Delta,
         BufferEncoding::Dictionary,
         BufferEncoding::Alp,
+        BufferEncoding::RunLength,
     ];
 
     /// The id a buffer descriptor stores.
@@ -61,6 +66,7 @@ impl BufferEncoding {
             BufferEncoding::Delta => 4,
             BufferEncoding::Dictionary => 5,
             BufferEncoding::Alp => 6,
+            BufferEncoding::RunLength => 7,
         }
     }
 
@@ -74,6 +80,7 @@ impl BufferEncoding {
             BufferEncoding::Delta => "delta",
             BufferEncoding::Dictionary => "dictionary",
             BufferEncoding::Alp => "alp",
+            BufferEncoding::RunLength => "run_length",
         }
     }
 
@@ -101,6 +108,7 @@ impl BufferEncoding {
             BufferEncoding::Delta => &delta::Delta,
             BufferEncoding::Dictionary => &dictionary::Dictionary,
             BufferEncoding::Alp => &alp::Alp,
+            BufferEncoding::RunLength => &run_length::RunLength,
         }
     }
 }
@@ -148,6 +156,10 @@ pub(crate) struct IntegerValues {
     pub(crate) max: i64,
     /// The smallest and largest wrapping difference of neighbours, when there are two elements.
     pub(crate) deltas: Option<(i64, i64)>,
+    /// The runs of equal neighbours (1 for one element).
+    pub(crate) runs: usize,
+    /// The longest run's length.
+    pub(crate) longest_run: usize,
 }
 
 impl<'a> Analysis<'a> {
@@ -185,12 +197,20 @@ impl IntegerValues {
             min = min.min(v);
             max = max.max(v);
         }
+        let (mut runs, mut run, mut longest_run) = (usize::from(!values.is_empty()), 1, 1);
         let deltas = (values.len() >= 2).then(|| {
             let (mut lo, mut hi) = (i64::MAX, i64::MIN);
             for pair in values.windows(2) {
                 let d = pair[1].wrapping_sub(pair[0]);
                 lo = lo.min(d);
                 hi = hi.max(d);
+                if d == 0 {
+                    run += 1;
+                    longest_run = longest_run.max(run);
+                } else {
+                    runs += 1;
+                    run = 1;
+                }
             }
             (lo, hi)
         });
@@ -199,6 +219,8 @@ impl IntegerValues {
             min,
             max,
             deltas,
+            runs,
+            longest_run,
         }
     }
 }
@@ -283,7 +305,7 @@ pub(crate) mod tests {
             assert_eq!(usize::from(e.id()), i);
             assert_eq!(BufferEncoding::from_stored(e.id()), Some(*e));
         }
-        assert_eq!(BufferEncoding::from_stored(7), None);
+        assert_eq!(BufferEncoding::from_stored(8), None);
     }
 
     fn columns() -> Vec<(Vec<u8>, BufferKind)> {
@@ -300,6 +322,9 @@ pub(crate) mod tests {
                     .map(|i| [i64::MIN / 3, 77, 1 << 40][i % 3])
                     .collect(),
                 vec![42],
+                (0..500)
+                    .map(|i| [3, -9, 3, 1 << 33][(i / 37) % 4])
+                    .collect(),
                 (0..300)
                     .map(|i| (i * 2654435761u64 as i64) ^ (i << 40))
                     .collect(),

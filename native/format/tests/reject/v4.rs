@@ -97,6 +97,7 @@ pub fn cases() -> Vec<RejectCase> {
     let (_, delta) = find(&f, BufferEncoding::Delta);
     let (_, dictionary) = find(&f, BufferEncoding::Dictionary);
     let (_, alp) = find(&f, BufferEncoding::Alp);
+    let (_, run_length) = find(&f, BufferEncoding::RunLength);
     // The string column's value bytes (column 6, buffer 2): an integer encoding cannot hold them.
     let bytes_buffer = locate(&f, 6, 2);
     // A list whose child values are a constant: what a few stored bytes may declare below a list
@@ -266,6 +267,34 @@ pub fn cases() -> Vec<RejectCase> {
                 let positions = alp.stored + alp.stored_len - 12 * exceptions;
                 let last = positions + 4 * (exceptions - 1);
                 b[last..last + 4].copy_from_slice(&200u32.to_le_bytes());
+            }),
+        ),
+        case(
+            "v4_run_length_no_runs",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "a run-length buffer of 0 runs for 200 elements",
+            edited(&f, |b| {
+                b[run_length.stored..run_length.stored + 4].copy_from_slice(&0u32.to_le_bytes());
+            }),
+        ),
+        case(
+            "v4_run_length_runs_past_the_elements",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "a run-length buffer whose packed run lengths are all ones: its runs pass the 200 \
+             elements",
+            edited(&f, |b| {
+                let runs = u32_at(b, run_length.stored);
+                let value_width = usize::from(b[run_length.stored + 4]);
+                let lengths = run_length.stored + 16 + (runs * value_width).div_ceil(8);
+                assert!(
+                    lengths < run_length.stored + run_length.stored_len,
+                    "lengths stored: {:?} {:?}",
+                    &b[run_length.stored..run_length.stored + 16],
+                    run_length
+                );
+                b[lengths..run_length.stored + run_length.stored_len].fill(0xFF);
             }),
         ),
         case(
