@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Leak check of the Rust test suite: every cargo test binary of the tablecache-format crate runs
+# Leak check of the Rust test suite: the cargo test binaries of the tablecache-format crate run
 # under valgrind memcheck; a definite or indirect leak (or any memcheck error) fails the script.
+# Three binaries are left out (NOT_UNDER_VALGRIND): schema_cache, schema_bounds and error_text
+# reach no C code (zstd, liblz4) and no path the others do not, and memcheck serializes their
+# threaded cache tests into about 140 s of a CI run; they still run natively in cargo test.
 #
 #   scripts/leakcheck.sh [test-binary-name-filter]
 #
@@ -14,6 +17,7 @@ cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "leakcheck needs valgrind" >&2; exit 2; }
 
 filter=${1:-}
+NOT_UNDER_VALGRIND=(schema_cache schema_bounds error_text)
 export PROPTEST_CASES=${PROPTEST_CASES:-16}
 start=$(date +%s)
 
@@ -31,6 +35,7 @@ status=0
 for bin in "${binaries[@]}"; do
   name=$(basename "$bin")
   [[ -z $filter || $name == *"$filter"* ]] || continue
+  [[ " ${NOT_UNDER_VALGRIND[*]} " == *" ${name%-*} "* ]] && { echo "$name: not run under valgrind"; continue; }
   log=$logs/$name.log
   t0=$(date +%s)
   # One test thread keeps the output readable; valgrind serializes threads anyway.

@@ -17,7 +17,8 @@
 #     N failed";
 #   - tests/e2e_faults.py (concurrency, a killed executor, spill to disk, a corrupted block; it
 #     picks its serializers itself), printing "e2e-faults: N passed, N failed", on the versions
-#     in E2E_FAULT_VERSIONS (default: every version; about a minute each at smoke scale);
+#     in E2E_FAULT_VERSIONS (default: one per jar line, the first 3.5.x and the last 4.x asked
+#     for, as the install suite; about a minute and a half each at smoke scale);
 #   - tests/e2e_stored_damage.py (the row count and frame length in front of each frame in
 #     DISK_ONLY block files edited, and heavy damage; Java and Kryo serialization,
 #     spark.rdd.compress off and on; local[2] and local-cluster[2,1,1024]): every query returns
@@ -57,7 +58,7 @@
 #   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
 #   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "loading", "faults",
 #                                             # "damage", "memory", "metrics", "comet", "install")
-#   E2E_FAULT_VERSIONS="3.5.9 4.3.0" tests/run_e2e.sh   # fault suite on one version per jar only
+#   E2E_FAULT_VERSIONS="3.5.9 4.0.1 4.1.3 4.3.0" tests/run_e2e.sh   # fault suite on every version
 #   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite (default: smoke)
 #   TABLECACHE_JAR=/path/to/tablecache.jar PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh
 set -euo pipefail
@@ -65,11 +66,12 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
 SUITES="${E2E_SUITES:-cache loading faults damage memory metrics comet install}"
-FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$VERSIONS}"
 DAMAGE_VERSIONS="${E2E_DAMAGE_VERSIONS:-3.5.9 4.3.0}"
 V4_VERSIONS="${E2E_V4_VERSIONS:-3.5.9 4.3.0}"
 # One version per jar line: the first 3.5.x and the last 4.x asked for.
-INSTALL_VERSIONS="${E2E_INSTALL_VERSIONS:-$(printf '%s\n' $VERSIONS | grep -m1 '^3\.5\.' || true) $(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)}"
+PER_JAR_LINE="$(printf '%s\n' $VERSIONS | grep -m1 '^3\.5\.' || true) $(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)"
+INSTALL_VERSIONS="${E2E_INSTALL_VERSIONS:-$PER_JAR_LINE}"
+FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$PER_JAR_LINE}"
 source "$ROOT/scripts/lib/pyspark-env.sh"
 source "$ROOT/scripts/lib/comet-env.sh"
 source "$ROOT/scripts/lib/versions.sh"
