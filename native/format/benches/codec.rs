@@ -59,6 +59,51 @@ fn cases() -> Vec<(&'static str, WriteOptions)> {
     ]
 }
 
+/// One column per V4 integer or double encoding, at 65,536 rows, shaped the way the encoding's
+/// module says it is meant for.
+fn encoding_columns() -> Vec<(&'static str, arrow_array::ArrayRef)> {
+    use arrow_array::{Float64Array, Int32Array, Int64Array};
+    use std::sync::Arc;
+    let rows = 65_536i64;
+    let mix = |r: i64| (r.wrapping_mul(0x9E37_79B9_7F4A_7C15u64 as i64) >> 17).unsigned_abs();
+    vec![
+        (
+            "constant",
+            Arc::new(Int64Array::from_iter_values((0..rows).map(|_| 20_260_101))) as _,
+        ),
+        (
+            "frame_of_reference",
+            Arc::new(Int32Array::from_iter_values(
+                (0..rows).map(|r| 5_000_000 + (mix(r) % 4096) as i32),
+            )) as _,
+        ),
+        (
+            "delta",
+            Arc::new(Int64Array::from_iter_values((0..rows).map(|r| {
+                1_700_000_000_000_000 + r * 1_000_000 + (mix(r) % 16) as i64
+            }))) as _,
+        ),
+        (
+            "run_length",
+            Arc::new(Int64Array::from_iter_values(
+                (0..rows).map(|r| 7_000_000_000 + (r / 700) * 977),
+            )) as _,
+        ),
+        (
+            "dictionary",
+            Arc::new(Int64Array::from_iter_values((0..rows).map(|r| {
+                [i64::MIN / 3, -77, 0, 1 << 40, i64::MAX / 5][(mix(r) % 5) as usize]
+            }))) as _,
+        ),
+        (
+            "alp",
+            Arc::new(Float64Array::from_iter_values(
+                (0..rows).map(|r| (1_000 + mix(r) % 90_000) as f64 / 100.0),
+            )) as _,
+        ),
+    ]
+}
+
 fn benches(c: &mut Criterion) {
     let batch = common::bench_batch(ROWS);
     let bytes = arrow_bytes(&batch);
@@ -103,6 +148,41 @@ fn benches(c: &mut Criterion) {
         g.bench_function(name, |b| {
             b.iter(|| decode(black_box(&frame), None).expect("decode"))
         });
+    }
+    g.finish();
+
+    // Each V4 buffer encoding on a column shaped for it (decoding it alone, no codec), beside
+    // the same column in V3 with lz4 and with no codec: what decoding an encoding costs against
+    // decompressing. Throughput is the column's Arrow bytes.
+    let mut g = c.benchmark_group("decode_encoding");
+    for (shape, column) in encoding_columns() {
+        let one = common::batch(vec![(shape, column)]);
+        g.throughput(Throughput::Bytes(arrow_bytes(&one)));
+        let o = |format, codec| WriteOptions {
+            format,
+            codec,
+            stats: false,
+            ..Default::default()
+        };
+        for (name, options) in [
+            ("v4_none", o(Format::V4, Codec::None)),
+            ("v3_lz4", o(Format::V3, Codec::Lz4)),
+            ("v3_none", o(Format::V3, Codec::None)),
+        ] {
+            let frame = write(&one, &options).expect("write");
+            let chosen = buffer_encodings(&frame)
+                .expect("a frame")
+                .map(|c| c[0].iter().map(|e| e.name()).collect::<Vec<_>>().join("/"))
+                .unwrap_or_default();
+            println!(
+                "column {shape} {name}: {} bytes ({:.3} of Arrow) {chosen}",
+                frame.len(),
+                frame.len() as f64 / arrow_bytes(&one) as f64
+            );
+            g.bench_function(BenchmarkId::new(shape, name), |b| {
+                b.iter(|| decode(black_box(&frame), None).expect("decode"))
+            });
+        }
     }
     g.finish();
 

@@ -56,7 +56,7 @@ pub(crate) fn unpack(
     mut sink: impl FnMut(usize, &[u64]) -> Result<()>,
 ) -> Result<()> {
     let mut chunks = Chunks::new(packed, n, width, what)?;
-    while let Some((first, values)) = chunks.next_chunk() {
+    while let Some((first, values)) = chunks.next_chunk()? {
         sink(first, values)?;
     }
     Ok(())
@@ -64,16 +64,22 @@ pub(crate) fn unpack(
 
 /// The values of one packed stream, a chunk of up to [`CHUNK`] at a time, pulled by the caller
 /// (so that a decoder can walk two streams side by side). Lengths are checked once, in
-/// [`Chunks::new`]; the loop itself reads whole 8-byte words (from a copy of the packed bytes
-/// with 16 zero bytes after them), so it has no per-value branch on the input's end.
+/// [`Chunks::new`]; the loop itself reads whole 8-byte words from a fixed window of a copy of the
+/// packed bytes with [`PAD`] zero bytes after them, so it has no per-value branch on the input's
+/// end, and it is compiled once per bit width so that each value's byte and shift are constants.
 pub(crate) struct Chunks {
     padded: Vec<u8>,
     n: usize,
-    width: usize,
-    mask: u64,
+    width: u8,
     next: usize,
     chunk: Box<[u64; CHUNK]>,
 }
+
+/// Bytes a group of 8 values reads from its first byte on: 8 values of up to 64 bits, plus the
+/// ninth byte a value of more than 56 bits may reach into.
+const WINDOW: usize = 72;
+/// Zero bytes after the packed bytes: every group's window lies inside them.
+const PAD: usize = WINDOW + 8;
 
 impl Chunks {
     /// The `n` values packed at `width` bits in `packed`, which must be exactly [`packed_len`]
@@ -92,48 +98,82 @@ impl Chunks {
                 packed.len()
             )));
         }
-        let mut padded = Vec::with_capacity(packed.len() + 16);
+        let mut padded = Vec::with_capacity(packed.len() + PAD);
         padded.extend_from_slice(packed);
-        padded.resize(packed.len() + 16, 0);
-        let mask = match width {
-            64 => u64::MAX,
-            w => (1u64 << w) - 1,
-        };
+        padded.resize(packed.len() + PAD, 0);
         Ok(Chunks {
             padded,
             n,
-            width: usize::from(width),
-            mask,
+            width,
             next: 0,
             chunk: Box::new([0; CHUNK]),
         })
     }
 
     /// The next chunk's first index and values; `None` once all `n` were handed out.
-    pub(crate) fn next_chunk(&mut self) -> Option<(usize, &[u64])> {
+    pub(crate) fn next_chunk(&mut self) -> Result<Option<(usize, &[u64])>> {
         let first = self.next;
         if first >= self.n {
-            return None;
+            return Ok(None);
         }
         let len = CHUNK.min(self.n - first);
         self.next = first + len;
         let chunk = &mut self.chunk[..len];
-        if self.width == 0 {
-            chunk.fill(0);
-            return Some((first, chunk));
+        if !unpack_chunk(self.width, &self.padded, first, chunk) {
+            return Err(Error::Internal(format!(
+                "bit-unpacking values {first}..+{len} of {} at {} bits ran past its padding",
+                self.n, self.width
+            )));
         }
-        let mut bit = first * self.width;
-        for slot in chunk.iter_mut() {
-            let byte = bit / 8;
-            let shift = (bit % 8) as u32;
-            let lo = u64::from_le_bytes(word(&self.padded[byte..byte + 8]));
-            // A value of more than 56 bits may reach into a ninth byte.
-            let hi = u64::from(self.padded[byte + 8]);
-            *slot = ((lo >> shift) | (hi << 1 << (63 - shift))) & self.mask;
-            bit += self.width;
-        }
-        Some((first, chunk))
+        Ok(Some((first, chunk)))
     }
+}
+
+/// Unpacks `out.len()` values from value `first` (a multiple of 8) at `width` bits; false if a
+/// window were to pass the padding (never, for a stream [`Chunks::new`] accepted).
+fn unpack_chunk(width: u8, padded: &[u8], first: usize, out: &mut [u64]) -> bool {
+    macro_rules! by_width {
+        ($($w:literal)*) => {
+            match width {
+                0 => {
+                    out.fill(0);
+                    true
+                }
+                $($w => unpack_at::<$w>(padded, first, out),)*
+                _ => false,
+            }
+        };
+    }
+    by_width!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+        32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61
+        62 63 64)
+}
+
+/// [`unpack_chunk`] for `W`-bit values: 8 values span exactly `W` bytes, so group `g` starts at
+/// byte `(first / 8 + g) × W` and each value's byte and shift within its group are constants.
+fn unpack_at<const W: usize>(padded: &[u8], first: usize, out: &mut [u64]) -> bool {
+    let mask = if W == 64 { u64::MAX } else { (1u64 << W) - 1 };
+    for (group, values) in out.chunks_mut(8).enumerate() {
+        let base = (first / 8 + group) * W;
+        let Some(window) = padded
+            .get(base..base + WINDOW)
+            .and_then(|w| <&[u8; WINDOW]>::try_from(w).ok())
+        else {
+            return false;
+        };
+        for (i, slot) in values.iter_mut().enumerate() {
+            let bit = i * W;
+            let (byte, shift) = (bit / 8, (bit % 8) as u32);
+            let lo = u64::from_le_bytes(word(&window[byte..byte + 8]));
+            *slot = if W > 56 {
+                let hi = u64::from(window[byte + 8]);
+                ((lo >> shift) | (hi << 1 << (63 - shift))) & mask
+            } else {
+                (lo >> shift) & mask
+            };
+        }
+    }
+    true
 }
 
 fn word(bytes: &[u8]) -> [u8; 8] {

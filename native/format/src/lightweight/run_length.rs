@@ -108,7 +108,7 @@ impl BufferUnit for RunLength {
         let mut at = 0usize;
         // Both streams hold `runs` values, so their chunks pair up one to one.
         while let (Some((_, chunk_values)), Some((_, chunk_lengths))) =
-            (values.next_chunk(), lengths.next_chunk())
+            (values.next_chunk()?, lengths.next_chunk()?)
         {
             for (&value, &length) in chunk_values.iter().zip(chunk_lengths) {
                 let value = reference.wrapping_add(value as i64);
