@@ -65,7 +65,13 @@ fn encoding_columns() -> Vec<(&'static str, arrow_array::ArrayRef)> {
     use arrow_array::{Float64Array, Int32Array, Int64Array};
     use std::sync::Arc;
     let rows = 65_536i64;
-    let mix = |r: i64| (r.wrapping_mul(0x9E37_79B9_7F4A_7C15u64 as i64) >> 17).unsigned_abs();
+    // splitmix64's finalizer: values with no pattern a codec could find.
+    let mix = |r: i64| {
+        let mut z = (r as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
     vec![
         (
             "constant",
