@@ -89,6 +89,7 @@ timed() {
   shift
   log="$run_logs/${#timings[@]}.log"
   "$@" > >(tee "$log") 2>&1 || rc=$?
+  wait $! 2>/dev/null || true # the tee, so that the log is whole before it is read
   timings+=("$(printf '%-44s %4ds  %s' "$label" $((SECONDS - began)) "$([[ $rc == 0 ]] && echo ok || echo FAILED)")")
   [[ $rc == 0 ]] || failed_logs+=("$label|$log")
   return $rc
@@ -346,7 +347,6 @@ for version in $VERSIONS; do
     fi
   fi
 done
-sleep 1 # the last tee's flush
 for entry in "${failed_logs[@]}"; do
   echo "run_e2e: FAILED run \"${entry%%|*}\" printed last:"
   grep -v '^\s*at \|^\s*\.\.\. [0-9]* more' "${entry#*|}" | tail -n 30 | sed 's/^/  | /'
