@@ -85,11 +85,16 @@ failed_logs=()
 # Runs "$@" in this shell (functions may set globals) and records its wall time under label $1
 # (shifted off).
 timed() {
-  local label="$1" began=$SECONDS rc=0 log
+  local label="$1" began=$SECONDS rc=0 log fd tee_pid
   shift
   log="$run_logs/${#timings[@]}.log"
-  "$@" > >(tee "$log") 2>&1 || rc=$?
-  wait $! 2>/dev/null || true # the tee, so that the log is whole before it is read
+  # A tee on its own descriptor, whose pid is taken at once ($! after a command's own process
+  # substitution is unset inside `if !`), and waited for so that the log is whole.
+  exec {fd}> >(tee "$log")
+  tee_pid=$!
+  "$@" >&"$fd" 2>&1 || rc=$?
+  exec {fd}>&-
+  wait "$tee_pid" || true
   timings+=("$(printf '%-44s %4ds  %s' "$label" $((SECONDS - began)) "$([[ $rc == 0 ]] && echo ok || echo FAILED)")")
   [[ $rc == 0 ]] || failed_logs+=("$label|$log")
   return $rc
