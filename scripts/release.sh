@@ -132,7 +132,10 @@ for entry in "${lines[@]}"; do
   mv "$build_dir/tablecache-$version-spark${line}_$scala-sources.jar" "$base-sources.jar"
   mv "$build_dir/tablecache-$version-spark${line}_$scala-javadoc.jar" "$base-javadoc.jar"
   for kind in sources javadoc; do
-    unzip -Z1 "$base-$kind.jar" | grep -q 'dev/tablecache/spark/NativeCachedBatchSerializer\.\(java\|html\)$' \
+    # The listing is read whole before grep: 'unzip | grep -q' under pipefail fails whenever grep
+    # exits on its match before unzip's last write (SIGPIPE), which is how stop 34 and 35's CI failed.
+    listing="$(unzip -Z1 "$base-$kind.jar")"
+    grep -q 'dev/tablecache/spark/NativeCachedBatchSerializer\.\(java\|html\)$' <<<"$listing" \
       || { echo "release: $base-$kind.jar does not document NativeCachedBatchSerializer" >&2; exit 1; }
   done
 

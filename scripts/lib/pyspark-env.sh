@@ -57,7 +57,10 @@ tablecache_jar() {
     "$TC_ROOT/scripts/build.sh" >&2
     jar="$(ls "$TC_ROOT"/jvm-shim/target/spark-$line/tablecache-*-spark${line}_2.1?.jar | head -n1)"
   fi
-  if ! unzip -l "$jar" | grep -q 'libtablecache.so'; then
+  # Listed whole first: 'unzip | grep -q' fails under pipefail when grep exits before unzip's last write.
+  local listing
+  listing="$(unzip -Z1 "$jar")"
+  if ! grep -q 'libtablecache.so' <<<"$listing"; then
     echo "$jar does not contain libtablecache.so (build it with scripts/build.sh)" >&2
     return 1
   fi
