@@ -105,13 +105,14 @@ struct Descriptor {
 
 /// Decodes the V4 body `stored` (a whole decompressed payload) of a column of `data_type` in a
 /// frame of `rows` rows into its plain body (§3), checking every declared length against the
-/// bytes present and the decode budget before allocating. `max_decoded` bounds the plain body
-/// (what is left of the frame's budget); the plain body's length is returned with it.
+/// bytes present and the decode budget before allocating. `declared` is the plain body's length
+/// as the frame's directory states it, which the descriptors must add up to (`None`, for a body
+/// read without its frame: any length within the frame's decode budget).
 pub(crate) fn decode(
     stored: &[u8],
     data_type: &DataType,
     rows: u32,
-    max_decoded: u64,
+    declared: Option<u64>,
     what: &str,
 ) -> Result<MutableBuffer> {
     let mut cur = Cursor::new(stored);
@@ -183,11 +184,20 @@ pub(crate) fn decode(
             )));
         }
     }
-    if decoded_total > max_decoded {
-        return Err(Error::OverBudget(format!(
-            "{what} declares {decoded_total} decoded bytes, above what is left of the frame's \
-             budget ({max_decoded})"
-        )));
+    match declared {
+        Some(declared) if declared != decoded_total => {
+            return Err(Error::CorruptEncoding(format!(
+                "{what}: its buffers decode to {decoded_total} bytes, the directory says {declared}"
+            )));
+        }
+        None if decoded_total > budget::MAX_DECODED_FRAME_BYTES => {
+            return Err(Error::OverBudget(format!(
+                "{what} declares {decoded_total} decoded bytes, above a frame's decode budget \
+                 ({})",
+                budget::MAX_DECODED_FRAME_BYTES
+            )));
+        }
+        _ => {}
     }
     // The stored buffers, each within the body, before anything is allocated for them.
     let mut pos = pad8(cur.position());

@@ -114,7 +114,9 @@ fn pad8_u64(n: u64) -> Option<u64> {
 }
 
 /// Checks the decoded sizes that `entries` (the projected columns' directory entries, each with
-/// its column index) declare for a frame of `rows` rows over `schema`.
+/// its column index) declare for a frame of `rows` rows over `schema`. A V4 entry states its
+/// decoded length beside its encoded body's, whose descriptors take at most 8 bytes per buffer
+/// more than a plain body's lengths, and whose buffers each store no more than they decode to.
 pub(crate) fn check_columns<'e>(
     schema: &Schema,
     rows: u32,
@@ -127,11 +129,8 @@ pub(crate) fn check_columns<'e>(
             index,
             count: schema.fields().len(),
         })?;
-        let declared = u64::from(entry.raw_len);
+        let declared = u64::from(entry.decoded_len);
         if let Some(max) = fixed_body_len(field.data_type(), u64::from(rows)) {
-            // A V4 body's descriptors take 8 bytes more per buffer than a plain body's lengths,
-            // and no stored buffer is longer than its decoded form.
-            let max = max + descriptor_allowance(field.data_type(), self_describing);
             if declared > max {
                 return Err(Error::OverBudget(format!(
                     "column {index} ({}) declares {declared} decoded bytes, but {rows} rows of it \
@@ -140,17 +139,20 @@ pub(crate) fn check_columns<'e>(
                 )));
             }
         }
+        // (A type without a layout fails as a schema mismatch when the body is read.)
+        if let (true, Ok((_, buffers))) = (self_describing, layout::counts(field.data_type())) {
+            let max_encoded = declared + 8 * buffers as u64;
+            if u64::from(entry.raw_len) > max_encoded {
+                return Err(Error::OverBudget(format!(
+                    "column {index} declares an encoded body of {} bytes for {declared} decoded \
+                     bytes (at most {max_encoded})",
+                    entry.raw_len
+                )));
+            }
+        }
         total += declared;
     }
     check_total(total)
-}
-
-/// The stored bytes a V4 body of `data_type` has beyond its plain body's size: 8 per buffer.
-fn descriptor_allowance(data_type: &DataType, self_describing: bool) -> u64 {
-    if !self_describing {
-        return 0;
-    }
-    layout::counts(data_type).map_or(0, |(_, buffers)| 8 * buffers as u64)
 }
 
 /// Checks that one whole-batch payload (V2) of a frame of `rows` rows over `schema` declares

@@ -22,8 +22,10 @@ pub const MAX_ROW_COUNT: u32 = i32::MAX as u32;
 pub const IPC_CONTINUATION: [u8; 4] = [0xFF; 4];
 /// Fixed header length.
 pub const HEADER_LEN: usize = header::LEN;
-/// Directory entry length.
+/// Directory entry length of V2 and V3 frames.
 pub const DIRECTORY_ENTRY_LEN: usize = 20;
+/// Directory entry length of V4 frames: the V3 entry and the column's decoded length.
+pub const V4_DIRECTORY_ENTRY_LEN: usize = 24;
 
 /// Byte offsets of the header fields (FORMAT.md §2), the one place they are written down.
 pub mod header {
@@ -114,7 +116,7 @@ impl Header {
         header::LEN
             .checked_add(self.schema_len as usize)?
             .checked_add(self.stats_len as usize)?
-            .checked_add(entries.checked_mul(DIRECTORY_ENTRY_LEN)?)
+            .checked_add(entries.checked_mul(format.directory_entry_len())?)
     }
 }
 
@@ -156,6 +158,14 @@ impl Format {
             Format::V2 => Some(2),
             Format::V3 => Some(3),
             Format::V4 => Some(4),
+        }
+    }
+
+    /// The length of one directory entry (legacy frames have no directory; V2's one entry).
+    pub fn directory_entry_len(self) -> usize {
+        match self {
+            Format::V4 => V4_DIRECTORY_ENTRY_LEN,
+            _ => DIRECTORY_ENTRY_LEN,
         }
     }
 }
@@ -209,6 +219,9 @@ pub struct DirectoryEntry {
     pub stored_len: u32,
     /// Bytes after decompression.
     pub raw_len: u32,
+    /// Bytes of the plain column body (§3) the payload decodes to: stated in a V4 entry, whose
+    /// decompressed body is encoded; `raw_len` in V2 and V3, whose decompressed body is plain.
+    pub decoded_len: u32,
     /// CRC32C of the stored bytes (0 without checksums).
     pub checksum: u32,
     /// The codec of the stored bytes.
@@ -317,7 +330,10 @@ impl<'a> Frame<'a> {
         };
         let schema_bytes = cur.take(schema_len, "schema section")?;
         let stats_bytes = cur.take(stats_len, "stats section")?;
-        let directory_bytes = cur.take(entries.saturating_mul(DIRECTORY_ENTRY_LEN), "directory")?;
+        let directory_bytes = cur.take(
+            entries.saturating_mul(format.directory_entry_len()),
+            "directory",
+        )?;
         let payload_start = cur.position();
         match checksum {
             ChecksumKind::Crc32c => {
@@ -457,18 +473,23 @@ pub mod directory_entry {
     pub const ENCODING_AT: usize = 17;
     /// Two reserved bytes, zero.
     pub const RESERVED_AT: usize = 18;
+    /// V4 only: the plain column body's length (u32).
+    pub const DECODED_LEN_AT: usize = 20;
 }
 
 impl DirectoryEntry {
-    /// The entry's [`DIRECTORY_ENTRY_LEN`] bytes.
-    pub fn encode(&self) -> [u8; DIRECTORY_ENTRY_LEN] {
+    /// The entry's bytes in a frame of `format` ([`Format::directory_entry_len`] of them).
+    pub fn encode(&self, format: Format) -> Vec<u8> {
         use directory_entry::*;
-        let mut out = [0u8; DIRECTORY_ENTRY_LEN];
+        let mut out = vec![0u8; format.directory_entry_len()];
         let mut put = |at: usize, v: u32| out[at..at + 4].copy_from_slice(&v.to_le_bytes());
         put(OFFSET_AT, self.offset);
         put(STORED_LEN_AT, self.stored_len);
         put(RAW_LEN_AT, self.raw_len);
         put(CHECKSUM_AT, self.checksum);
+        if format == Format::V4 {
+            put(DECODED_LEN_AT, self.decoded_len);
+        }
         out[CODEC_AT] = self.codec.id();
         out[ENCODING_AT] = self.encoding.id();
         out
@@ -482,9 +503,14 @@ fn parse_directory(
     encoded_flag: bool,
     self_describing: bool,
 ) -> Result<Vec<DirectoryEntry>> {
-    let mut entries = Vec::with_capacity(bytes.len() / DIRECTORY_ENTRY_LEN);
+    let entry_len = if self_describing {
+        V4_DIRECTORY_ENTRY_LEN
+    } else {
+        DIRECTORY_ENTRY_LEN
+    };
+    let mut entries = Vec::with_capacity(bytes.len() / entry_len);
     let mut expected_offset: u64 = 0;
-    for (index, chunk) in bytes.chunks_exact(DIRECTORY_ENTRY_LEN).enumerate() {
+    for (index, chunk) in bytes.chunks_exact(entry_len).enumerate() {
         use directory_entry::*;
         let u32_at = |at: usize| Cursor::at(chunk, at).u32("directory entry");
         let offset = u32_at(OFFSET_AT)?;
@@ -493,7 +519,7 @@ fn parse_directory(
         let crc = u32_at(CHECKSUM_AT)?;
         let codec_id = chunk[CODEC_AT];
         let encoding_id = chunk[ENCODING_AT];
-        let reserved = &chunk[RESERVED_AT..DIRECTORY_ENTRY_LEN];
+        let reserved = &chunk[RESERVED_AT..RESERVED_AT + 2];
         let bad = |reason: String| Error::CorruptDirectory { index, reason };
         if reserved != [0, 0] {
             return Err(bad(format!("reserved bytes {reserved:02x?}")));
@@ -524,6 +550,18 @@ fn parse_directory(
             });
         }
         codec::check_raw_len(codec, stored_len.into(), raw_len.into()).map_err(bad)?;
+        let decoded_len = if self_describing {
+            let decoded_len = u32_at(DECODED_LEN_AT)?;
+            // A plain body is 8-byte aligned throughout (§3), so its length is too.
+            if decoded_len % 8 != 0 {
+                return Err(bad(format!(
+                    "decoded length {decoded_len} is not a multiple of 8"
+                )));
+            }
+            decoded_len
+        } else {
+            raw_len
+        };
         if checksum == ChecksumKind::None && crc != 0 {
             return Err(bad(format!(
                 "checksum 0x{crc:08x} in a frame without checksums"
@@ -534,6 +572,7 @@ fn parse_directory(
             offset,
             stored_len,
             raw_len,
+            decoded_len,
             checksum: crc,
             codec,
             encoding,

@@ -43,7 +43,7 @@ pub use encodings::Encoding;
 pub use error::{Error, ErrorKind, Result};
 pub use frame::{
     detect, directory_entry, header, meta_checksum, ChecksumKind, DirectoryEntry, Format, Frame,
-    Header, DIRECTORY_ENTRY_LEN, HEADER_LEN, IPC_CONTINUATION, MAGIC,
+    Header, DIRECTORY_ENTRY_LEN, HEADER_LEN, IPC_CONTINUATION, MAGIC, V4_DIRECTORY_ENTRY_LEN,
 };
 pub use lightweight::BufferEncoding;
 pub use read::{buffer_encodings, decode, decode_column_body_v4, decode_fetched};

@@ -113,6 +113,10 @@ impl PayloadWriter {
             offset: to_u32(start - payload_start, "payload offset")?,
             stored_len: to_u32(stored.len(), "stored length")?,
             raw_len: to_u32(raw_len, "raw length")?,
+            decoded_len: to_u32(
+                usize::try_from(decoded).unwrap_or(usize::MAX),
+                "decoded length",
+            )?,
             checksum,
             codec: stored_codec,
             encoding,

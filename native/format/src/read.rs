@@ -41,10 +41,9 @@ pub fn decode(bytes: &[u8], projection: Option<&[usize]>) -> Result<RecordBatch>
         }
         Format::V3 | Format::V4 => {
             let frame = Frame::parse(bytes)?;
-            let mut budget = DecodeBudget::new();
             decode_v3(&frame, projection, |index| {
                 let (stored, entry) = frame.payload(index)?;
-                decode_column(&frame, index, stored, entry, &mut budget)
+                decode_column(&frame, index, stored, entry)
             })
         }
     }
@@ -71,28 +70,12 @@ pub fn buffer_encodings(bytes: &[u8]) -> Result<Option<Vec<Vec<BufferEncoding>>>
         .map(Some)
 }
 
-/// What is left of a frame's decode budget as its V4 columns decode: a V4 body states its
-/// decoded size, which may be far above its stored size, so the running total is held to
-/// [`budget::MAX_DECODED_FRAME_BYTES`] before each column allocates.
-struct DecodeBudget {
-    left: u64,
-}
-
-impl DecodeBudget {
-    fn new() -> Self {
-        DecodeBudget {
-            left: budget::MAX_DECODED_FRAME_BYTES,
-        }
-    }
-}
-
 /// Decodes column `index` of a V3 or V4 frame from its stored payload.
 fn decode_column(
     frame: &Frame<'_>,
     index: usize,
     stored: &[u8],
     entry: &DirectoryEntry,
-    budget: &mut DecodeBudget,
 ) -> Result<ArrayRef> {
     if frame.format != Format::V4 {
         return decode_v3_column(frame, index, stored, entry);
@@ -102,25 +85,23 @@ fn decode_column(
         what.clone()
     })?;
     let schema = frame.schema.schema.as_ref();
-    let (column, decoded) = decode_v4_body(&body, schema, index, frame.row_count, budget.left)?;
-    budget.left -= decoded;
-    Ok(column)
+    let declared = Some(u64::from(entry.decoded_len));
+    decode_v4_body(&body, schema, index, frame.row_count, declared)
 }
 
 /// Decodes the V4 column body `body` (a whole decompressed payload) of field `index` of
-/// `schema` in a frame of `rows` rows, decoding at most `max_decoded` bytes; returns the column
-/// and the bytes its plain body took.
+/// `schema` in a frame of `rows` rows into a plain body of `declared` bytes (the directory's
+/// decoded length; `None`: any length within the frame's decode budget).
 fn decode_v4_body(
     body: &[u8],
     schema: &Schema,
     index: usize,
     rows: u32,
-    max_decoded: u64,
-) -> Result<(ArrayRef, u64)> {
+    declared: Option<u64>,
+) -> Result<ArrayRef> {
     let what = format!("column {index}");
     let data_type = schema.field(index).data_type();
-    let plain = body_v4::decode(body, data_type, rows, max_decoded, &what)?;
-    let decoded = plain.len() as u64;
+    let plain = body_v4::decode(body, data_type, rows, declared, &what)?;
     let layout = BodyLayout::parse(&plain, 0, &what)?;
     if layout.end != plain.len() {
         return Err(Error::TrailingBytes {
@@ -129,8 +110,7 @@ fn decode_v4_body(
         });
     }
     let mut reader = PartsReader::over(&plain.into(), layout, what);
-    let column = read_column(&mut reader, schema, index, rows as usize)?;
-    Ok((column, decoded))
+    read_column(&mut reader, schema, index, rows as usize)
 }
 
 /// Decodes one V4 column body (FORMAT.md §3.2), a whole decompressed payload, as the only
@@ -144,7 +124,7 @@ pub fn decode_column_body_v4(body: &[u8], schema: &Schema, rows: u32) -> Result<
             schema.fields().len()
         )));
     }
-    decode_v4_body(body, schema, 0, rows, budget::MAX_DECODED_FRAME_BYTES).map(|(c, _)| c)
+    decode_v4_body(body, schema, 0, rows, None)
 }
 
 /// [`decode`] for bytes the caller cannot lend for the whole decode (the JNI layer copies them
@@ -177,14 +157,13 @@ where
     read(header.len(), &mut metadata[header.len()..])?;
     let frame = Frame::parse_metadata(&metadata, len)?;
     let mut stored = Vec::new();
-    let mut budget = DecodeBudget::new();
     decode_v3(&frame, projection, |index| {
         let (range, entry) = frame.payload_range(index)?;
         stored.clear();
         stored.resize(range.len(), 0);
         read(range.start, &mut stored)?;
         let verified = frame.verified(index, &stored)?;
-        decode_column(&frame, index, verified, entry, &mut budget)
+        decode_column(&frame, index, verified, entry)
     })
 }
 

@@ -10,8 +10,7 @@ use crate::codec::Codec;
 use crate::cursor::to_u32;
 use crate::error::{Error, Result};
 use crate::frame::{
-    meta_checksum, ChecksumKind, Format, Header, DIRECTORY_ENTRY_LEN, FLAG_ENCODED, FLAG_STATS,
-    HEADER_LEN,
+    meta_checksum, ChecksumKind, Format, Header, FLAG_ENCODED, FLAG_STATS, HEADER_LEN,
 };
 use crate::payload::PayloadWriter;
 use crate::schema::{encode_schema, InternedSchema};
@@ -130,11 +129,12 @@ pub(crate) fn write_frame(
         _ => 1,
     };
     let raw_total: usize = parts.iter().map(BodyParts::plain_len).sum();
+    let entry_len = options.format.directory_entry_len();
     let mut out = Vec::with_capacity(
         HEADER_LEN
             + schema_bytes.len()
             + stats_bytes.len()
-            + entries * DIRECTORY_ENTRY_LEN
+            + entries * entry_len
             + raw_total / 2
             + 64,
     );
@@ -155,7 +155,7 @@ pub(crate) fn write_frame(
     out.extend_from_slice(schema_bytes);
     out.extend_from_slice(&stats_bytes);
     let directory_start = out.len();
-    out.resize(directory_start + entries * DIRECTORY_ENTRY_LEN, 0);
+    out.resize(directory_start + entries * entry_len, 0);
     let payload_start = out.len();
 
     // V3 and V4: one payload per column; V2: one payload of every column.
@@ -178,9 +178,9 @@ pub(crate) fn write_frame(
         } else {
             payloads.write(columns, &mut out, payload_start)?
         }
-        .encode();
-        let at = directory_start + index * DIRECTORY_ENTRY_LEN;
-        out[at..at + DIRECTORY_ENTRY_LEN].copy_from_slice(&entry);
+        .encode(options.format);
+        let at = directory_start + index * entry_len;
+        out[at..at + entry_len].copy_from_slice(&entry);
     }
     if payloads.any_encoded() {
         header.flags |= FLAG_ENCODED;

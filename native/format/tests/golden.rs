@@ -205,10 +205,21 @@ fn manifest(fx: &Fixture, bytes: &[u8]) -> Value {
             "stats_present": frame.stats.is_some(),
             "checksum_kind": match frame.checksum { ChecksumKind::None => 0, ChecksumKind::Crc32c => 1 },
             "schema_len": frame.schema_bytes.len(),
-            "stats_len": frame.payload_start - 28 - frame.schema_bytes.len() - frame.directory.len() * 20,
+            "stats_len": frame.payload_start - 28 - frame.schema_bytes.len() - frame.directory.len() * frame.format.directory_entry_len(),
             "meta_checksum": frame.meta_checksum,
         });
-        m["directory"] = frame.directory.iter().map(|e| json!({"offset": e.offset, "stored_len": e.stored_len, "raw_len": e.raw_len, "checksum": e.checksum, "codec": e.codec as u8, "encoding": e.encoding.id()})).collect();
+        m["directory"] = frame
+            .directory
+            .iter()
+            .map(|e| {
+                let mut entry = json!({"offset": e.offset, "stored_len": e.stored_len, "raw_len": e.raw_len, "checksum": e.checksum, "codec": e.codec as u8, "encoding": e.encoding.id()});
+                // Only V4 entries state a decoded length (V2/V3 manifests keep their bytes).
+                if frame.format == Format::V4 {
+                    entry["decoded_len"] = json!(e.decoded_len);
+                }
+                entry
+            })
+            .collect();
         if let Some(stats) = &frame.stats {
             m["stats"] = stats
                 .iter()

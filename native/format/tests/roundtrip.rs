@@ -9,7 +9,9 @@ use arrow_array::builder::{Int32Builder, ListBuilder};
 use arrow_array::*;
 use arrow_schema::{DataType, Field, Fields};
 use proptest::prelude::*;
-use tablecache_format::{decode, write, Codec, Encoding, EncodingPolicy, Format, WriteOptions};
+use tablecache_format::{
+    decode, write, Codec, Encoding, EncodingPolicy, Format, Frame, WriteOptions,
+};
 
 /// A tiny deterministic generator so a proptest seed fully describes a batch.
 struct Rng(u64);
@@ -182,6 +184,22 @@ proptest! {
                     common::assert_batches_equal(&back, &batch);
                 }
             }
+        }
+    }
+
+    /// A V4 entry's decoded length is the plain body its column decodes to: a V3 entry's
+    /// raw length for the same column written plain and uncompressed.
+    #[test]
+    fn v4_decoded_lengths_are_the_plain_bodies(seed in any::<u64>(), rows in 0usize..120, cols in 1usize..7) {
+        let batch = random_batch(seed, rows, cols);
+        let plain = write(&batch, &WriteOptions { format: Format::V3, codec: Codec::None, encoding: EncodingPolicy::Pinned(Encoding::Plain), ..Default::default() }).expect("write V3");
+        let plain = Frame::parse(&plain).expect("parse V3");
+        for codec in CODECS {
+            let v4 = write(&batch, &WriteOptions { format: Format::V4, codec, ..Default::default() }).expect("write V4");
+            let v4 = Frame::parse(&v4).expect("parse V4");
+            let decoded: Vec<u32> = v4.directory.iter().map(|e| e.decoded_len).collect();
+            let expected: Vec<u32> = plain.directory.iter().map(|e| e.raw_len).collect();
+            prop_assert_eq!(decoded, expected);
         }
     }
 

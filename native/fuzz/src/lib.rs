@@ -28,7 +28,7 @@ use arrow_schema::DataType;
 use tablecache_format::schema::{encode_schema, parse_schema, InternedSchema, SchemaCache};
 use tablecache_format::{
     decode, detect, stats, write, ChecksumKind, Codec, Error, ErrorKind, Format, Frame,
-    WriteOptions, DIRECTORY_ENTRY_LEN, HEADER_LEN, MAGIC,
+    WriteOptions, DIRECTORY_ENTRY_LEN, HEADER_LEN, MAGIC, V4_DIRECTORY_ENTRY_LEN,
 };
 
 /// What a check observed: success or the error kind the caller would see.
@@ -77,12 +77,17 @@ pub fn resealed(data: &[u8]) -> Option<Vec<u8>> {
     let directory = HEADER_LEN
         .checked_add(u32_at(data, 16)?)?
         .checked_add(u32_at(data, 20)?)?;
-    let payload_start = directory.checked_add(entries.checked_mul(DIRECTORY_ENTRY_LEN)?)?;
+    let entry_len = if data[4] >= 4 {
+        V4_DIRECTORY_ENTRY_LEN
+    } else {
+        DIRECTORY_ENTRY_LEN
+    };
+    let payload_start = directory.checked_add(entries.checked_mul(entry_len)?)?;
     if payload_start > data.len() {
         return None;
     }
     let mut out = data.to_vec();
-    for entry in (directory..payload_start).step_by(DIRECTORY_ENTRY_LEN) {
+    for entry in (directory..payload_start).step_by(entry_len) {
         let start = payload_start.checked_add(u32_at(&out, entry)?)?;
         let end = start.checked_add(u32_at(&out, entry + 4)?)?;
         if let Some(stored) = out.get(start..end) {
@@ -167,7 +172,7 @@ fn check_frame(frame: &Frame<'_>, data: &[u8]) {
     assert!(frame.payload_start <= data.len());
     assert!(
         frame.payload_start
-            >= HEADER_LEN + frame.schema_bytes.len() + entries * DIRECTORY_ENTRY_LEN
+            >= HEADER_LEN + frame.schema_bytes.len() + entries * frame.format.directory_entry_len()
     );
     let stored: u64 = frame
         .directory

@@ -58,13 +58,22 @@ pub fn put_u32(b: &mut [u8], at: usize, v: u32) {
     b[at..at + 4].copy_from_slice(&v.to_le_bytes());
 }
 
+/// The directory entry length of the frame `b` (V4 states a decoded length; V2, V3 do not).
+pub fn entry_len(b: &[u8]) -> usize {
+    if b[4] == 4 {
+        tablecache_format::V4_DIRECTORY_ENTRY_LEN
+    } else {
+        tablecache_format::DIRECTORY_ENTRY_LEN
+    }
+}
+
 /// Start of the stats section, start of the directory and of the payload area, from the header.
 pub fn layout(b: &[u8]) -> (usize, usize, usize) {
     // V3 and V4 have one entry per column, V2 one.
     let entries = if b[4] >= 3 { u32_at(b, 12) } else { 1 };
     let stats = 28 + u32_at(b, 16);
     let directory = stats + u32_at(b, 20);
-    (stats, directory, directory + 20 * entries)
+    (stats, directory, directory + entry_len(b) * entries)
 }
 
 /// Recomputes the metadata checksum after a deliberate edit (no-op for checksum kind NONE).
@@ -82,7 +91,7 @@ pub fn reseal(mut b: Vec<u8>) -> Vec<u8> {
 pub fn reseal_all(mut b: Vec<u8>) -> Vec<u8> {
     if (b[5] >> 1) & 3 == 1 {
         let (_, directory, payloads) = layout(&b);
-        for entry in (directory..payloads).step_by(20) {
+        for entry in (directory..payloads).step_by(entry_len(&b)) {
             let start = payloads + u32_at(&b, entry);
             let crc = crc32c::crc32c(&b[start..start + u32_at(&b, entry + 4)]);
             put_u32(&mut b, entry + 12, crc);

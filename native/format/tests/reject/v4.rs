@@ -2,7 +2,7 @@
 //! bodies whose buffer descriptors or encoded buffers are damaged. Every body case keeps both
 //! checksums valid (the payload's and the metadata's), so it reaches the decoder behind them.
 
-use super::forge::{frame_of, layout, reseal_all, u32_at};
+use super::forge::{entry_len, frame_of, layout, reseal_all, u32_at};
 use super::{RejectCase, Section};
 use crate::common;
 use arrow_array::{Int64Array, ListArray};
@@ -62,7 +62,7 @@ fn find(frame: &[u8], encoding: BufferEncoding) -> (usize, Located) {
 /// Buffer `buffer` of column `column` in a V4 frame of codec none.
 fn locate(frame: &[u8], column: usize, buffer: usize) -> Located {
     let (_, directory, payloads) = layout(frame);
-    let body = payloads + u32_at(frame, directory + 20 * column);
+    let body = payloads + u32_at(frame, directory + entry_len(frame) * column);
     let nodes = u32_at(frame, body);
     let buffers = u32_at(frame, body + 4);
     let descriptors = body + 8 + 8 * nodes;
@@ -92,7 +92,11 @@ fn edited(frame: &[u8], edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
 pub fn cases() -> Vec<RejectCase> {
     let f = v4_none();
     let (_, directory, _) = layout(&f);
-    let (_, constant) = find(&f, BufferEncoding::Constant);
+    let (constant_column, constant) = find(&f, BufferEncoding::Constant);
+    // Where column `c`'s directory entry states its decoded length.
+    let decoded_len_at = |c: usize| {
+        directory + entry_len(&f) * c + tablecache_format::directory_entry::DECODED_LEN_AT
+    };
     let (_, reference) = find(&f, BufferEncoding::FrameOfReference);
     let (_, delta) = find(&f, BufferEncoding::Delta);
     let (_, dictionary) = find(&f, BufferEncoding::Dictionary);
@@ -121,6 +125,59 @@ pub fn cases() -> Vec<RejectCase> {
     );
     let (_, list_constant) = find(&list, BufferEncoding::Constant);
     vec![
+        case(
+            "v4_directory_decoded_len_unaligned",
+            "CORRUPT_FRAME",
+            Section::Directory,
+            "a V4 directory entry whose decoded length is 4 more, not a multiple of 8",
+            reseal({
+                let mut b = f.clone();
+                let at = decoded_len_at(0);
+                let decoded = u32_at(&b, at) as u32 + 4;
+                b[at..at + 4].copy_from_slice(&decoded.to_le_bytes());
+                b
+            }),
+        ),
+        case(
+            "v4_directory_decoded_len_past_the_rows",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "a V4 directory entry declaring 2 GiB decoded for an Int64 column of 200 rows \
+             (refused before its payload is read)",
+            reseal({
+                let mut b = f.clone();
+                let at = decoded_len_at(constant_column);
+                b[at..at + 4].copy_from_slice(&(1u32 << 31).to_le_bytes());
+                b
+            }),
+        ),
+        case(
+            "v4_directory_decoded_len_disagrees",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "the string column's directory entry declaring 8 decoded bytes more than its buffers \
+             decode to",
+            reseal({
+                let mut b = f.clone();
+                let at = decoded_len_at(6);
+                let decoded = u32_at(&b, at) as u32 + 8;
+                b[at..at + 4].copy_from_slice(&decoded.to_le_bytes());
+                b
+            }),
+        ),
+        case(
+            "v4_directory_encoded_body_above_decoded",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "the string column's directory entry declaring a decoded length of 8, far below its \
+             encoded body (which may exceed it by 8 bytes per buffer at most)",
+            reseal({
+                let mut b = f.clone();
+                let at = decoded_len_at(6);
+                b[at..at + 4].copy_from_slice(&8u32.to_le_bytes());
+                b
+            }),
+        ),
         case(
             "v4_directory_entry_encoded",
             "CORRUPT_FRAME",

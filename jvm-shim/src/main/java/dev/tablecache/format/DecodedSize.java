@@ -2,14 +2,12 @@ package dev.tablecache.format;
 
 /**
  * What a read of a frame will decode to, from its directory alone (FORMAT.md section 2): the sum
- * of the {@code raw_len}s of the columns it decodes (V3, V4: those columns' entries; V2: the one
- * whole-batch payload; legacy: the stream's length). Read before the native decode, so that the
- * memory can be asked of Spark's memory manager first; the native reader refuses a frame whose
- * declared sizes are over its decode budget. No schema or stats are parsed.
- *
- * <p>A V4 entry's {@code raw_len} is its encoded body's length, which the lightweight encodings
- * may keep far below the decoded column (a constant column is a few bytes): for V4 this is a
- * lower bound, since only the native reader reads the bodies that state the decoded sizes.
+ * of the decoded lengths of the columns it decodes (V4: those columns' {@code decoded_len}s; V3:
+ * their {@code raw_len}s, as a V3 body is plain once decompressed; V2: the one whole-batch
+ * payload's; legacy: the stream's length). Read before the native decode, so that the memory can
+ * be asked of Spark's memory manager first; the native reader refuses a frame whose declared
+ * sizes are over its decode budget or differ from what its bodies decode to. No schema or stats
+ * are parsed.
  */
 public final class DecodedSize {
 
@@ -30,24 +28,24 @@ public final class DecodedSize {
             + LittleEndian.u32(frame, Header.SCHEMA_LEN_AT)
             + LittleEndian.u32(frame, Header.STATS_LEN_AT);
     boolean perColumn = version == 3 || version == 4;
+    // The decoded length's offset in an entry: V4 states it after the V3 fields; V2 and V3
+    // bodies are plain once decompressed, so their raw_len is it.
+    int entryLen = version == 4 ? FrameParser.V4_ENTRY_LEN : FrameParser.ENTRY_LEN;
+    int decodedAt = version == 4 ? FrameParser.ENTRY_LEN : 8;
     long entries = perColumn ? columnCount : 1;
-    if (directory + 20 * entries > frame.length) {
+    if (directory + (long) entryLen * entries > frame.length) {
       return frame.length;
     }
     if (!perColumn) {
-      return rawLen(frame, directory, 0);
+      return LittleEndian.u32(frame, (int) (directory + decodedAt));
     }
     long sum = 0;
     for (int c : columns) {
       if (c < 0 || c >= columnCount) {
         return frame.length;
       }
-      sum += rawLen(frame, directory, c);
+      sum += LittleEndian.u32(frame, (int) (directory + (long) entryLen * c + decodedAt));
     }
     return sum;
-  }
-
-  private static long rawLen(byte[] frame, long directory, long entry) {
-    return LittleEndian.u32(frame, (int) (directory + 20 * entry + 8));
   }
 }

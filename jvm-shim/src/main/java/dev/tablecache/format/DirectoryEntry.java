@@ -4,7 +4,7 @@ import dev.tablecache.Codec;
 import dev.tablecache.Encoding;
 
 /**
- * One 20-byte directory entry of a V2, V3 or V4 frame (FORMAT.md section 2). Unsigned 32-bit
+ * One directory entry of a V2, V3 (20 bytes) or V4 (24 bytes) frame (FORMAT.md section 2). Unsigned 32-bit
  * fields are widened to {@code long}. A value class (not a record: the Spark 3.5 jar targets Java 8).
  */
 public final class DirectoryEntry {
@@ -12,15 +12,23 @@ public final class DirectoryEntry {
   private final long offset;
   private final long storedLen;
   private final long rawLen;
+  private final long decodedLen;
   private final long checksum;
   private final int codecId;
   private final int encodingId;
 
   public DirectoryEntry(
-      long offset, long storedLen, long rawLen, long checksum, int codecId, int encodingId) {
+      long offset,
+      long storedLen,
+      long rawLen,
+      long decodedLen,
+      long checksum,
+      int codecId,
+      int encodingId) {
     this.offset = offset;
     this.storedLen = storedLen;
     this.rawLen = rawLen;
+    this.decodedLen = decodedLen;
     this.checksum = checksum;
     this.codecId = codecId;
     this.encodingId = encodingId;
@@ -39,6 +47,14 @@ public final class DirectoryEntry {
   /** Bytes after decompression (the column body; in V4 the body with its buffers encoded). */
   public long rawLen() {
     return rawLen;
+  }
+
+  /**
+   * Bytes of the plain column body the payload decodes to: stated by a V4 entry (its body is
+   * encoded), {@link #rawLen()} in V2 and V3.
+   */
+  public long decodedLen() {
+    return decodedLen;
   }
 
   /** CRC32C of the stored bytes, 0 when the frame has no checksums. */
@@ -75,6 +91,7 @@ public final class DirectoryEntry {
     return offset == e.offset
         && storedLen == e.storedLen
         && rawLen == e.rawLen
+        && decodedLen == e.decodedLen
         && checksum == e.checksum
         && codecId == e.codecId
         && encodingId == e.encodingId;
@@ -82,12 +99,12 @@ public final class DirectoryEntry {
 
   @Override
   public int hashCode() {
-    return java.util.Objects.hash(offset, storedLen, rawLen, checksum, codecId, encodingId);
+    return java.util.Objects.hash(offset, storedLen, rawLen, decodedLen, checksum, codecId, encodingId);
   }
 
   @Override
   public String toString() {
     return "DirectoryEntry[offset=" + offset + ", storedLen=" + storedLen + ", rawLen=" + rawLen
-        + ", checksum=" + checksum + ", codecId=" + codecId + ", encodingId=" + encodingId + "]";
+        + ", decodedLen=" + decodedLen + ", checksum=" + checksum + ", codecId=" + codecId + ", encodingId=" + encodingId + "]";
   }
 }

@@ -30,6 +30,7 @@ public final class FrameParser {
 
   static final int HEADER_LEN = Header.LEN;
   static final int ENTRY_LEN = 20;
+  static final int V4_ENTRY_LEN = 24; // the V3 entry, then the decoded length
   static final int STATS_ENTRY_MIN = 18; // null_count, row_count, size_in_bytes, flags, bound_kind
 
   static final int FLAG_STATS = 1;
@@ -111,7 +112,7 @@ public final class FrameParser {
     }
     long entries = perColumn(format) ? columnCount : 1;
     // All in long: u32 sums cannot overflow, and nothing is allocated before this check.
-    long payloadStart = HEADER_LEN + schemaLen + statsLen + ENTRY_LEN * entries;
+    long payloadStart = HEADER_LEN + schemaLen + statsLen + entryLen(format) * entries;
     if (payloadStart > len) {
       throw corrupt(
           "Truncated: sections end at byte " + payloadStart + " but the frame has " + len + " bytes");
@@ -162,6 +163,11 @@ public final class FrameParser {
         null);
   }
 
+  /** The length of one directory entry of a V2, V3 or V4 frame. */
+  static int entryLen(CacheFormat format) {
+    return format == CacheFormat.V4 ? V4_ENTRY_LEN : ENTRY_LEN;
+  }
+
   /** Whether the frame has one directory entry per column (V3, V4) rather than one (V2). */
   private static boolean perColumn(CacheFormat format) {
     return format == CacheFormat.V3 || format == CacheFormat.V4;
@@ -180,9 +186,10 @@ public final class FrameParser {
     List<DirectoryEntry> out = new ArrayList<>(entries); // bounded: 20 × entries ≤ len
     long expectedOffset = 0;
     boolean anyEncoded = false;
-    int base = (int) payloadStart - ENTRY_LEN * entries;
+    int entryLen = selfDescribing ? V4_ENTRY_LEN : ENTRY_LEN;
+    int base = (int) payloadStart - entryLen * entries;
     for (int i = 0; i < entries; i++) {
-      int p = base + ENTRY_LEN * i;
+      int p = base + entryLen * i;
       long offset = u32(b, p);
       long stored = u32(b, p + 4);
       long raw = u32(b, p + 8);
@@ -229,10 +236,19 @@ public final class FrameParser {
                 + len);
       }
       checkRawLen(i, codec, stored, raw);
+      long decoded = raw;
+      if (selfDescribing) {
+        decoded = u32(b, p + 20);
+        if (decoded % 8 != 0) {
+          throw corrupt(
+              "CorruptDirectory: entry " + i + " decoded length " + decoded
+                  + " is not a multiple of 8");
+        }
+      }
       if (checksumKind == ParsedFrame.CHECKSUM_NONE && checksum != 0) {
         throw corrupt("CorruptDirectory: entry " + i + " has a checksum but the kind is NONE");
       }
-      out.add(new DirectoryEntry(offset, stored, raw, checksum, codec, encoding));
+      out.add(new DirectoryEntry(offset, stored, raw, decoded, checksum, codec, encoding));
       expectedOffset += stored;
     }
     // Exact both ways, like STATS: a frame has exactly one valid flags byte.

@@ -244,7 +244,7 @@ final class FrameMutations {
     } else if (pos < framed.dirStart) {
       return "stats";
     } else if (pos < framed.payloadStart) {
-      return "directory entry " + (pos - framed.dirStart) / FramedLayout.ENTRY;
+      return "directory entry " + (pos - framed.dirStart) / framed.entryLen;
     }
     return "payload " + framed.entryAt(pos).index();
   }
@@ -302,10 +302,10 @@ final class FrameMutations {
         emit(Family.VERSION, "version byte = " + other + " (stale checksum)", swapped,
             p -> fail(CHECKSUM_MISMATCH, CORRUPT_FRAME));
       }
-      // V2 against V3/V4: the directory is read with the wrong entry count. V3 against V4: the
-      // same metadata, so only a decoded column can tell, each body read in the other layout;
-      // a body without buffers (a Null column) is the same in both.
-      boolean sameMetadata = framed.perColumn() && other != 2;
+      // V2 against V3/V4: the directory is read with the wrong entry count; V3 against V4: with
+      // the wrong entry length (a V4 entry states its decoded length). Only a frame without
+      // columns has the same metadata under another per-column version.
+      boolean sameMetadata = framed.perColumn() && other != 2 && framed.columnCount == 0;
       Function<int[], Expect> rule =
           sameMetadata
               ? p -> p != null && p.length == 0
@@ -340,6 +340,13 @@ final class FrameMutations {
       inflate(d + "offset", e.at(), -1, value -> p -> fail(CORRUPT_FRAME), p -> fail(CHECKSUM_MISMATCH));
       inflate(d + "stored_len", e.at() + 4, -1, value -> p -> fail(CORRUPT_FRAME), p -> fail(CHECKSUM_MISMATCH));
       inflate(d + "raw_len", e.at() + 8, -1, value -> p -> rawLenRule(e, value, p), p -> fail(CHECKSUM_MISMATCH));
+      if (framed.version == 4) {
+        // Unaligned, refused by the parsers; aligned, by the reader of that column only (its
+        // buffers no longer add up to it, or it is over the decode budget).
+        inflate(d + "decoded_len", e.at() + 20, -1,
+            value -> p -> value % 8 != 0 || decoded(e.index(), p) ? fail(CORRUPT_FRAME) : equal(),
+            p -> fail(CHECKSUM_MISMATCH));
+      }
     }
     for (FramedLayout.Field32 f : sample(framed.statsFields)) {
       // Stats never change decoded values; only counts they can be checked against are rejected.

@@ -47,7 +47,7 @@ public class FrameParserTest {
   public static int entryAt(byte[] f, int i) {
     long ps = TestFrames.payloadStart(f);
     int e = f[4] == 3 || f[4] == 4 ? (f[12] & 0xFF) : 1;
-    return (int) (ps - 20L * (e - i));
+    return (int) (ps - (f[4] == 4 ? 24L : 20L) * (e - i));
   }
 
   /** Offset of the stats section. */

@@ -22,8 +22,9 @@ import java.nio.file.Files;
 import org.junit.jupiter.api.Test;
 
 /**
- * V4 through the pure-Java parser: header, stats and directory read exactly as V3's, the column
- * bodies (which state their own encodings) never read; a directory entry's encoding must be 0,
+ * V4 through the pure-Java parser: header and stats read exactly as V3's, the directory too but for
+ * each entry's decoded length, the column bodies (which state their own encodings) never read; a
+ * directory entry's encoding must be 0,
  * checked where the native parser checks it (after the reserved bytes, the codec and whether the
  * encoding is known; before the ENCODED flag and the offsets).
  */
@@ -49,7 +50,7 @@ class FrameParserV4Test {
   }
 
   @Test
-  void aHandBuiltV4FrameParsesAsV3Metadata() {
+  void aHandBuiltV4FrameParsesLikeV3Metadata() {
     // The payloads are not V4 bodies: the Java parser never reads a body.
     byte[] f =
         TestFrames.v4()
@@ -68,7 +69,10 @@ class FrameParserV4Test {
     assertEquals(2, p.directory().size(), "one entry per column, as V3");
     assertEquals(48, p.directory().get(1).offset());
     assertEquals(-3L, p.stats().get(0).lower());
-    assertEquals(FrameParser.parse(FrameParserTest.good().build()).payloadStart(), p.payloadStart());
+    // V3's metadata, with 4 bytes more per entry (the decoded length).
+    assertEquals(
+        FrameParser.parse(FrameParserTest.good().build()).payloadStart() + 2 * 4, p.payloadStart());
+    assertEquals(64, p.directory().get(1).decodedLen());
   }
 
   @Test
@@ -131,12 +135,24 @@ class FrameParserV4Test {
     byte[] v3 = FrameParserTest.good().build();
     assertKind(Kind.CHECKSUM_MISMATCH, () -> FrameParser.parse(putU8(v3, 4, 4)));
     assertKind(Kind.CHECKSUM_MISMATCH, () -> FrameParser.parse(putU8(golden(), 4, 3)));
-    // Resealed, the metadata of either reads as the other's: only the bodies differ, which the
-    // native reader alone reads (RejectionTest checks that it refuses them).
-    assertEquals(CacheFormat.V4, FrameParser.parse(refreshChecksum(putU8(v3, 4, 4))).validate().format());
-    assertEquals(CacheFormat.V3, FrameParser.parse(refreshChecksum(putU8(golden(), 4, 3))).validate().format());
-    // A V3 frame with a split payload is no V4 frame.
-    byte[] split = FrameParserEncodingTest.encoded();
-    assertKindAndMessage(Kind.CORRUPT_FRAME, V4_ENCODING, refreshChecksum(putU8(split, 4, 4)));
+    // Resealed, neither reads as the other: a V4 entry is 4 bytes longer (its decoded length),
+    // so the directory and the payloads no longer line up.
+    assertKind(Kind.CORRUPT_FRAME, () -> FrameParser.parse(refreshChecksum(putU8(v3, 4, 4))));
+    assertKind(Kind.CORRUPT_FRAME, () -> FrameParser.parse(refreshChecksum(putU8(golden(), 4, 3))));
+  }
+
+  @Test
+  void aV4EntryStatesAnAlignedDecodedLength() {
+    TestFrames.Builder b =
+        TestFrames.v4().rows(5).schema(A, S).stats(statsSection(statsA(), statsS()));
+    byte[] f = b.payload(Payload.raw(48)).payload(Payload.raw(64)).build();
+    assertEquals(64, FrameParser.parse(f).directory().get(1).decodedLen());
+    // The plain body it decodes to is 8-byte aligned (checked after the codec rule, as natively).
+    byte[] unaligned = refreshChecksum(TestFrames.putU32(f, entryAt(f, 1) + 20, 1 << 20 | 4));
+    assertKindAndMessage(Kind.CORRUPT_FRAME, "decoded length 1048580 is not a multiple of 8", unaligned);
+    // Far above its raw length is the native decode budget's to refuse, with the schema.
+    byte[] large = refreshChecksum(TestFrames.putU32(f, entryAt(f, 1) + 20, 1 << 20));
+    assertEquals(1 << 20, FrameParser.parse(large).directory().get(1).decodedLen());
+    assertEquals(48 + (1 << 20), DecodedSize.declared(large, new int[] {0, 1}));
   }
 }

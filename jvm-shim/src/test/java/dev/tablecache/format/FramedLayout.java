@@ -3,6 +3,7 @@ package dev.tablecache.format;
 import static dev.tablecache.format.LittleEndian.u32;
 import static dev.tablecache.format.LittleEndian.u8;
 
+import dev.tablecache.CacheFormat;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,7 +15,6 @@ import java.util.List;
 final class FramedLayout {
 
   static final int HEADER = 28;
-  static final int ENTRY = 20;
   static final int ROW_COUNT_AT = 8;
   static final int COLUMN_COUNT_AT = 12;
   static final int SCHEMA_LEN_AT = 16;
@@ -27,6 +27,8 @@ final class FramedLayout {
   record Field32(String name, int at, int entry) {}
 
   final byte[] frame;
+  /** Bytes per directory entry (V4's state a decoded length). */
+  final int entryLen;
   final int version;
   final boolean checksummed;
   final boolean hasStats;
@@ -51,10 +53,11 @@ final class FramedLayout {
     statsStart = HEADER + (int) u32(frame, SCHEMA_LEN_AT);
     dirStart = statsStart + (int) u32(frame, STATS_LEN_AT);
     int entryCount = perColumn() ? columnCount : 1;
-    payloadStart = dirStart + ENTRY * entryCount;
+    entryLen = FrameParser.entryLen(version == 4 ? CacheFormat.V4 : CacheFormat.V3);
+    payloadStart = dirStart + entryLen * entryCount;
     int offset = payloadStart;
     for (int i = 0; i < entryCount; i++) {
-      int at = dirStart + ENTRY * i;
+      int at = dirStart + entryLen * i;
       long stored = u32(frame, at + 4);
       entries.add(
           new Entry(

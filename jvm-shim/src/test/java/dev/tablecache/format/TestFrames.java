@@ -228,6 +228,9 @@ public final class TestFrames {
         meta.writeBytes(u32(p.rawLen));
         meta.writeBytes(u32(crc));
         meta.writeBytes(new byte[] {(byte) p.codec, (byte) p.encoding, 0, 0});
+        if (version == 4) {
+          meta.writeBytes(u32(p.rawLen)); // decoded_len: the plain body, here the raw bytes
+        }
         offset += p.stored.length;
       }
       boolean encoded = payloads.stream().anyMatch(p -> p.encoding != 0);
@@ -286,7 +289,8 @@ public final class TestFrames {
     ByteBuffer b = ByteBuffer.wrap(f).order(ByteOrder.LITTLE_ENDIAN);
     long cols = b.getInt(12) & 0xFFFFFFFFL;
     long entries = f[4] == 3 || f[4] == 4 ? cols : 1;
-    return 28 + (b.getInt(16) & 0xFFFFFFFFL) + (b.getInt(20) & 0xFFFFFFFFL) + 20 * entries;
+    long entryLen = f[4] == 4 ? 24 : 20;
+    return 28 + (b.getInt(16) & 0xFFFFFFFFL) + (b.getInt(20) & 0xFFFFFFFFL) + entryLen * entries;
   }
 
   /** Rewrites the meta checksum after a deliberate edit, so deeper rules become reachable. */

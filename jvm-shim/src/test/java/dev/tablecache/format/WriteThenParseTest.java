@@ -27,8 +27,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 /** Writes through JNI and reads the metadata back with the pure-Java parser: the loop closes. */
 class WriteThenParseTest extends NativeTestBase {
 
+  private byte[] lastFrame;
+
   private ParsedFrame write(VectorSchemaRoot in, WriteOptions o) {
     byte[] frame = TableCache.serialize(in, o);
+    lastFrame = frame;
     ParsedFrame p = FrameParser.parse(frame).validate();
     p.verifyPayloadChecksums();
     return p;
@@ -71,10 +74,16 @@ class WriteThenParseTest extends NativeTestBase {
         }
       } else if (f == CacheFormat.V4) {
         // V4 bodies state their buffers' encodings: the directory has one plain entry each.
-        for (DirectoryEntry e : p.directory()) {
+        for (int i = 0; i < st.size(); i++) {
+          DirectoryEntry e = p.directory().get(i);
           assertEquals(Encoding.PLAIN, e.encoding(), e.toString());
           assertEquals(e.storedLen(), e.rawLen(), "codec none: " + e);
+          // The decoded length is the plain body's, which size_in_bytes describes; it is what
+          // the read asks of Spark's memory manager.
+          assertEquals(st.get(i).sizeInBytes(), e.decodedLen(), "column " + i);
         }
+        int[] all = java.util.stream.IntStream.range(0, st.size()).toArray();
+        assertEquals(sizes, DecodedSize.declared(lastFrame, all));
         assertFalse(p.encoded());
       } else {
         assertTrue(p.directory().get(0).rawLen() >= sizes);
