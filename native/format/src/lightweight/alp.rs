@@ -74,14 +74,19 @@ fn doubles(bytes: &[u8]) -> impl ExactSizeIterator<Item = f64> + Clone + '_ {
     })
 }
 
-/// How one buffer is stored: the chosen pair, the frame of reference and the exceptions.
+/// How one buffer is stored: the chosen pair, the frame of reference and the exceptions, with
+/// each value's differences from the reference already computed (the plan has to encode every
+/// value to size the buffer, so the encoder does not do it again).
 #[derive(Debug)]
-struct Plan {
+pub(crate) struct Plan {
     e: usize,
     f: usize,
     reference: i64,
     bit_width: u8,
-    exceptions: usize,
+    /// Each value's encoded integer minus the reference; 0 for an exception.
+    deltas: Vec<u64>,
+    /// The exceptions' positions, ascending.
+    exceptions: Vec<usize>,
     len: usize,
 }
 
@@ -130,36 +135,55 @@ fn choose_pair(values: &[f64]) -> (usize, usize) {
         .map_or((0, 0), |(_, e, f)| (e, f))
 }
 
-/// The plan for the analysed buffer, or `None` when it holds no doubles.
-fn plan(buffer: &Analysis<'_>) -> Option<Plan> {
+/// The analysed buffer's plan, made on first use, or `None` when it holds no doubles.
+fn plan<'b>(buffer: &'b Analysis<'_>) -> Option<&'b Plan> {
+    buffer.alp_plan.get_or_init(|| make_plan(buffer)).as_ref()
+}
+
+fn make_plan(buffer: &Analysis<'_>) -> Option<Plan> {
     if !buffer.doubles || buffer.bytes.is_empty() || !buffer.bytes.len().is_multiple_of(8) {
         return None;
     }
     let values: Vec<f64> = doubles(buffer.bytes).collect();
     let (e, f) = choose_pair(&values);
-    let (mut lo, mut hi, mut exceptions) = (i64::MAX, i64::MIN, 0usize);
-    for &v in &values {
-        match encode_one(v, e, f) {
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    let mut exceptions = Vec::new();
+    // Each value's integer (the exceptions' 0 is never read), reused below as its difference.
+    let mut encoded: Vec<u64> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| match encode_one(v, e, f) {
             Some(n) => {
                 lo = lo.min(n);
                 hi = hi.max(n);
+                n as u64
             }
-            None => exceptions += 1,
-        }
-    }
+            None => {
+                exceptions.push(i);
+                0
+            }
+        })
+        .collect();
     let (reference, bit_width) = if lo > hi {
         (0, 0)
     } else {
         (lo, bitpack::width_of(hi.wrapping_sub(lo) as u64))
     };
+    for n in &mut encoded {
+        *n = (*n as i64).wrapping_sub(reference) as u64;
+    }
+    for &i in &exceptions {
+        encoded[i] = 0;
+    }
     let len = PARAMS
         .checked_add(bitpack::packed_len(values.len(), bit_width)?)?
-        .checked_add(exceptions.checked_mul(EXCEPTION_BYTES)?)?;
+        .checked_add(exceptions.len().checked_mul(EXCEPTION_BYTES)?)?;
     Some(Plan {
         e,
         f,
         reference,
         bit_width,
+        deltas: encoded,
         exceptions,
         len,
     })
@@ -179,27 +203,15 @@ impl BufferUnit for Alp {
             plan(buffer).ok_or_else(|| Error::Internal("alp of a buffer of no doubles".into()))?;
         out.extend_from_slice(&[p.e as u8, p.f as u8, p.bit_width, 0, 0, 0, 0, 0]);
         out.extend_from_slice(&p.reference.to_le_bytes());
-        let count = u32::try_from(p.exceptions)
+        let count = u32::try_from(p.exceptions.len())
             .map_err(|_| Error::Internal("alp exception count".into()))?;
         out.extend_from_slice(&count.to_le_bytes());
         out.extend_from_slice(&[0; 4]);
-        // One pass: each value's packed difference (0 for an exception), and the exceptions.
-        let mut positions = Vec::with_capacity(p.exceptions);
-        let deltas: Vec<u64> = doubles(buffer.bytes)
-            .enumerate()
-            .map(|(i, v)| match encode_one(v, p.e, p.f) {
-                Some(n) => n.wrapping_sub(p.reference) as u64,
-                None => {
-                    positions.push(i);
-                    0
-                }
-            })
-            .collect();
-        bitpack::pack(deltas, p.bit_width, out);
-        for &i in &positions {
+        bitpack::pack(p.deltas.iter().copied(), p.bit_width, out);
+        for &i in &p.exceptions {
             out.extend_from_slice(&(i as u32).to_le_bytes());
         }
-        for i in positions {
+        for &i in &p.exceptions {
             out.extend_from_slice(&buffer.bytes[i * 8..i * 8 + 8]);
         }
         Ok(())

@@ -143,6 +143,8 @@ pub(crate) struct Analysis<'a> {
     pub(crate) values: Option<IntegerValues>,
     /// Whether the elements are doubles (a Float64 column's values), which ALP may store.
     pub(crate) doubles: bool,
+    /// ALP's plan for the doubles, made once: sizing the buffer and encoding it both need it.
+    pub(crate) alp_plan: std::cell::OnceCell<Option<alp::Plan>>,
 }
 
 /// A buffer's elements as integers, with what the integer encodings size themselves by.
@@ -176,6 +178,7 @@ impl<'a> Analysis<'a> {
             kind,
             values,
             doubles: false,
+            alp_plan: std::cell::OnceCell::new(),
         }
     }
 
