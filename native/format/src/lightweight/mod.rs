@@ -195,33 +195,28 @@ impl<'a> Analysis<'a> {
 
 impl IntegerValues {
     fn of(values: Vec<i64>) -> Self {
-        let (mut min, mut max) = (i64::MAX, i64::MIN);
-        for &v in &values {
+        // One pass over neighbouring pairs: this runs for every integer buffer a V4 frame writes.
+        let first = values.first().copied();
+        let (mut min, mut max) = first.map_or((i64::MAX, i64::MIN), |f| (f, f));
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        let (mut runs, mut run, mut longest_run) = (usize::from(first.is_some()), 1, 1);
+        for pair in values.windows(2) {
+            let v = pair[1];
             min = min.min(v);
             max = max.max(v);
+            let d = v.wrapping_sub(pair[0]);
+            lo = lo.min(d);
+            hi = hi.max(d);
+            let same = d == 0;
+            run = if same { run + 1 } else { 1 };
+            runs += usize::from(!same);
+            longest_run = longest_run.max(run);
         }
-        let (mut runs, mut run, mut longest_run) = (usize::from(!values.is_empty()), 1, 1);
-        let deltas = (values.len() >= 2).then(|| {
-            let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-            for pair in values.windows(2) {
-                let d = pair[1].wrapping_sub(pair[0]);
-                lo = lo.min(d);
-                hi = hi.max(d);
-                if d == 0 {
-                    run += 1;
-                    longest_run = longest_run.max(run);
-                } else {
-                    runs += 1;
-                    run = 1;
-                }
-            }
-            (lo, hi)
-        });
         IntegerValues {
+            deltas: (values.len() >= 2).then_some((lo, hi)),
             values,
             min,
             max,
-            deltas,
             runs,
             longest_run,
         }
