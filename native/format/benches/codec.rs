@@ -62,7 +62,7 @@ fn cases() -> Vec<(&'static str, WriteOptions)> {
 /// One column per V4 integer or double encoding, at 65,536 rows, shaped the way the encoding's
 /// module says it is meant for.
 fn encoding_columns() -> Vec<(&'static str, arrow_array::ArrayRef)> {
-    use arrow_array::{Float64Array, Int32Array, Int64Array};
+    use arrow_array::{Float64Array, Int32Array, Int64Array, StringArray};
     use std::sync::Arc;
     let rows = 65_536i64;
     // splitmix64's finalizer: values with no pattern a codec could find.
@@ -106,6 +106,43 @@ fn encoding_columns() -> Vec<(&'static str, arrow_array::ArrayRef)> {
             Arc::new(Float64Array::from_iter_values(
                 (0..rows).map(|r| (1_000 + mix(r) % 90_000) as f64 / 100.0),
             )) as _,
+        ),
+        (
+            // Log lines: templates with numbers substituted (the benchmark's logs table).
+            "fsst",
+            Arc::new(StringArray::from_iter_values((0..rows).map(|r| {
+                let m = mix(r);
+                match m % 4 {
+                    0 => format!("GET /api/v{}/orders/{} 200 {} ms", m % 3, m >> 44, m % 900),
+                    1 => format!(
+                        "user {} logged in from 10.0.{}.{}",
+                        m >> 40,
+                        m % 256,
+                        r % 256
+                    ),
+                    2 => format!("cache miss for key session:{:x}", m >> 16),
+                    _ => format!(
+                        "payment {} of {}.{:02} EUR accepted",
+                        m >> 42,
+                        m % 5000,
+                        r % 100
+                    ),
+                }
+            }))) as _,
+        ),
+        (
+            // User agents: a handful of long values.
+            "string_dictionary",
+            Arc::new(StringArray::from_iter_values((0..rows).map(|r| {
+                [
+                    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0",
+                    "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_2) AppleWebKit/605.1.15 Safari/17.2",
+                    "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0",
+                    "curl/8.5.0",
+                    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) Mobile/15E148",
+                    "python-requests/2.31.0",
+                ][(mix(r) % 6) as usize]
+            }))) as _,
         ),
     ]
 }

@@ -36,12 +36,26 @@ fn check_decimal<T: arrow_array::types::DecimalType>(
         .map_err(|e| Error::InvalidSchema(format!("{data_type}: {e}")))
 }
 
-/// True when some array in the tree starts at a non-zero offset; such data is
-/// copied once so that every stored array starts at offset 0.
+/// True when some array in the tree starts at a non-zero offset, or its offsets do not start at
+/// 0 (arrow-rs slices a string or list array by slicing its offsets, so its value bytes or child
+/// still hold every value before the slice); such data is copied once so that every stored array
+/// starts at offset 0 and holds only its own values.
 pub(crate) fn needs_normalizing(data: &ArrayData) -> bool {
     data.offset() != 0
         || data.nulls().is_some_and(|n| n.offset() != 0)
+        || first_offset_is_not_zero(data)
         || data.child_data().iter().any(needs_normalizing)
+}
+
+fn first_offset_is_not_zero(data: &ArrayData) -> bool {
+    let width = match Layout::of(data.data_type()) {
+        Ok(Layout::VarLen { offset_width } | Layout::List { offset_width }) => offset_width,
+        _ => return false,
+    };
+    data.buffers()
+        .first()
+        .and_then(|offsets| offsets.as_slice().get(..width))
+        .is_some_and(|first| first.iter().any(|&b| b != 0))
 }
 
 /// Returns `data` with every array starting at offset 0 (a copy only when needed).

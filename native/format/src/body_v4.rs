@@ -12,7 +12,7 @@ use crate::codec::Codec;
 use crate::cursor::{pad8, to_u32, Cursor};
 use crate::error::{Error, Result};
 use crate::layout::{self, BufferKind};
-use crate::lightweight::{Analysis, BufferEncoding};
+use crate::lightweight::{string_dictionary, Analysis, BufferEncoding, PairSide};
 use crate::select::{self, EncodingPolicy};
 
 /// Bytes of one buffer descriptor: `u32 decoded_len, u32 stored_len, u8 encoding, 3 zero`.
@@ -73,26 +73,174 @@ pub(crate) fn write(
     let descriptors = out.len();
     out.resize(descriptors + DESCRIPTOR_LEN * buffers.len(), 0);
     out.resize(start + pad8(out.len() - start), 0);
+    let specs = column.specs();
     let mut encoded = false;
-    for (i, (bytes, spec)) in buffers.iter().zip(column.specs()).enumerate() {
-        let analysis = Analysis::of(bytes, spec.kind)
-            .with_doubles(matches!(spec.node_type, DataType::Float64));
+    let mut i = 0;
+    while i < buffers.len() {
+        let analysis = Analysis::of(buffers[i], specs[i].kind)
+            .with_doubles(matches!(specs[i].node_type, DataType::Float64));
         let bound = bounds.get(i).copied().flatten();
+        let values_follow = specs.get(i + 1).map(|s| s.kind) == Some(BufferKind::Bytes);
+        if values_follow && matches!(specs[i].kind, BufferKind::Offsets(4 | 8)) {
+            let values = Analysis::of(buffers[i + 1], BufferKind::Bytes);
+            let values_bound = bounds.get(i + 1).copied().flatten();
+            let chosen = choose_var_len(policy, codec, &analysis, bound, &values, values_bound);
+            match chosen {
+                VarLenChoice::Dictionary(plan) => {
+                    let (mut offsets_stored, mut values_stored) = (Vec::new(), Vec::new());
+                    string_dictionary::encode(
+                        &plan,
+                        buffers[i + 1],
+                        &mut offsets_stored,
+                        &mut values_stored,
+                    );
+                    for (k, encoding, stored) in [
+                        (i, BufferEncoding::StringDictionary, offsets_stored),
+                        (
+                            i + 1,
+                            BufferEncoding::StringDictionaryEntries,
+                            values_stored,
+                        ),
+                    ] {
+                        out.extend_from_slice(&stored);
+                        let decoded = buffers[k].len();
+                        put_descriptor(
+                            out,
+                            descriptors + DESCRIPTOR_LEN * k,
+                            decoded,
+                            stored.len(),
+                            encoding,
+                        )?;
+                        out.resize(start + pad8(out.len() - start), 0);
+                    }
+                    encoded = true;
+                }
+                VarLenChoice::Apart(offsets_encoding, values_encoding) => {
+                    for (k, buffer, encoding) in [
+                        (i, &analysis, offsets_encoding),
+                        (i + 1, &values, values_encoding),
+                    ] {
+                        write_buffer(
+                            out,
+                            start,
+                            descriptors + DESCRIPTOR_LEN * k,
+                            buffer,
+                            encoding,
+                        )?;
+                        encoded |= encoding != BufferEncoding::Plain;
+                    }
+                }
+            }
+            i += 2;
+            continue;
+        }
         let encoding = select::choose_buffer(policy, codec, &analysis, bound);
-        let buffer_start = out.len();
-        encoding.unit().encode(&analysis, out)?;
-        let stored = out.len() - buffer_start;
+        write_buffer(
+            out,
+            start,
+            descriptors + DESCRIPTOR_LEN * i,
+            &analysis,
+            encoding,
+        )?;
         encoded |= encoding != BufferEncoding::Plain;
-        let at = descriptors + DESCRIPTOR_LEN * i;
-        out[at..at + 4].copy_from_slice(&to_u32(bytes.len(), "buffer length")?.to_le_bytes());
-        out[at + 4..at + 8].copy_from_slice(&to_u32(stored, "stored buffer length")?.to_le_bytes());
-        out[at + 8] = encoding.id();
-        out.resize(start + pad8(out.len() - start), 0);
+        i += 1;
     }
     Ok(WrittenBody {
         decoded_len: column.plain_len(),
         encoded,
     })
+}
+
+/// Appends one buffer in `encoding`, fills its descriptor at `at` and pads the body (which
+/// began at `start`) to 8 bytes.
+fn write_buffer(
+    out: &mut Vec<u8>,
+    start: usize,
+    at: usize,
+    buffer: &Analysis<'_>,
+    encoding: BufferEncoding,
+) -> Result<()> {
+    let buffer_start = out.len();
+    encoding.unit().encode(buffer, out)?;
+    let stored = out.len() - buffer_start;
+    put_descriptor(out, at, buffer.bytes.len(), stored, encoding)?;
+    out.resize(start + pad8(out.len() - start), 0);
+    Ok(())
+}
+
+fn put_descriptor(
+    out: &mut [u8],
+    at: usize,
+    decoded: usize,
+    stored: usize,
+    encoding: BufferEncoding,
+) -> Result<()> {
+    out[at..at + 4].copy_from_slice(&to_u32(decoded, "buffer length")?.to_le_bytes());
+    out[at + 4..at + 8].copy_from_slice(&to_u32(stored, "stored buffer length")?.to_le_bytes());
+    out[at + 8] = encoding.id();
+    Ok(())
+}
+
+/// How a variable-length node's offsets and value bytes are stored.
+enum VarLenChoice {
+    /// Together, as a string dictionary.
+    Dictionary(string_dictionary::Plan),
+    /// Each in its own encoding.
+    Apart(BufferEncoding, BufferEncoding),
+}
+
+/// The choice for a variable-length node: a string dictionary where it stores fewer bytes than
+/// the two buffers apart (each as [`select::choose_buffer`] chooses), and the reader's rules
+/// allow it. A dictionary that keeps an eighth of the bytes or less is taken without weighing
+/// the buffers apart (which would train FSST on the value bytes for nothing).
+fn choose_var_len(
+    policy: EncodingPolicy,
+    codec: Codec,
+    offsets: &Analysis<'_>,
+    offsets_bound: Option<u64>,
+    values: &Analysis<'_>,
+    values_bound: Option<u64>,
+) -> VarLenChoice {
+    let raw = (offsets.bytes.len() + values.bytes.len()) as u64;
+    let dictionary = match (policy, &offsets.values) {
+        (EncodingPolicy::Auto, Some(o)) => string_dictionary::plan(&o.values, values.bytes, raw)
+            .filter(|plan| dictionary_allowed(plan, offsets, offsets_bound, values, values_bound)),
+        _ => None,
+    };
+    if let Some(plan) = dictionary {
+        if (plan.offsets_len + plan.values_len) as u64 * 8 <= raw {
+            return VarLenChoice::Dictionary(plan);
+        }
+        let (o, o_cost) = select::choose_buffer_cost(policy, codec, offsets, offsets_bound);
+        let (v, v_cost) = select::choose_buffer_cost(policy, codec, values, values_bound);
+        return if ((plan.offsets_len + plan.values_len) as u64) < o_cost + v_cost {
+            VarLenChoice::Dictionary(plan)
+        } else {
+            VarLenChoice::Apart(o, v)
+        };
+    }
+    VarLenChoice::Apart(
+        select::choose_buffer(policy, codec, offsets, offsets_bound),
+        select::choose_buffer(policy, codec, values, values_bound),
+    )
+}
+
+/// Whether the reader's rules take the dictionary's two stored halves (the writer never writes
+/// what the reader refuses).
+fn dictionary_allowed(
+    plan: &string_dictionary::Plan,
+    offsets: &Analysis<'_>,
+    offsets_bound: Option<u64>,
+    values: &Analysis<'_>,
+    values_bound: Option<u64>,
+) -> bool {
+    let (offsets_len, values_len) = (offsets.bytes.len() as u64, values.bytes.len() as u64);
+    let strings = (offsets_len / offsets.width() as u64).saturating_sub(1);
+    plan.offsets_len as u64 <= offsets_len
+        && plan.values_len as u64 <= values_len
+        && expansion_allowed(offsets_len, plan.offsets_len as u64, offsets_bound)
+        && values_bound.is_none_or(|b| values_len <= b)
+        && values_len <= string_dictionary::values_bound(strings, plan.values_len as u64)
 }
 
 /// One buffer descriptor as stored.
@@ -157,6 +305,27 @@ pub(crate) fn decode(
                 encoding.name()
             )));
         }
+        // The halves of a pair sit side by side: offsets, then the same node's value bytes.
+        let paired = match encoding.pair() {
+            None => true,
+            Some((PairSide::Offsets, partner)) => {
+                specs.get(i + 1).map(|s| s.kind) == Some(BufferKind::Bytes)
+                    && descriptor_bytes
+                        .get((i + 1) * DESCRIPTOR_LEN + 8)
+                        .copied()
+                        .and_then(BufferEncoding::from_stored)
+                        == Some(partner)
+            }
+            Some((PairSide::Values, partner)) => {
+                descriptors.last().map(|d: &Descriptor| d.encoding) == Some(partner)
+            }
+        };
+        if !paired {
+            return Err(Error::CorruptEncoding(format!(
+                "{what}: buffer {i} is half of a {} without its other half beside it",
+                encoding.name()
+            )));
+        }
         if stored_len > decoded_len {
             return Err(Error::CorruptEncoding(format!(
                 "{what}: buffer {i} stores {stored_len} bytes for {decoded_len} decoded (an \
@@ -164,7 +333,18 @@ pub(crate) fn decode(
             )));
         }
         let bound = bounds.get(i).copied().flatten();
-        if !expansion_allowed(u64::from(decoded_len), u64::from(stored_len), bound) {
+        let allowed = match (encoding.pair(), descriptors.last()) {
+            // A string dictionary's values are at most every entry once per value.
+            (Some((PairSide::Values, _)), Some(offsets)) => {
+                let width = specs.get(i - 1).map_or(1, |s| s.kind.width()) as u64;
+                let strings = (offsets.decoded_len as u64 / width).saturating_sub(1);
+                bound.is_none_or(|b| u64::from(decoded_len) <= b)
+                    && u64::from(decoded_len)
+                        <= string_dictionary::values_bound(strings, u64::from(stored_len))
+            }
+            _ => expansion_allowed(u64::from(decoded_len), u64::from(stored_len), bound),
+        };
+        if !allowed {
             return Err(Error::OverBudget(format!(
                 "{what}: buffer {i} declares {decoded_len} decoded bytes from {stored_len} stored"
             )));
@@ -242,16 +422,36 @@ pub(crate) fn decode(
         at += 4;
     }
     let mut at = header_len;
-    for (i, (d, range)) in descriptors.iter().zip(ranges).enumerate() {
+    let mut i = 0;
+    while i < descriptors.len() {
+        let d = &descriptors[i];
         let width = specs.get(i).map_or(1, |s| s.kind.width());
         let what = format!("{what}: buffer {i} ({})", d.encoding.name());
+        if let Some((PairSide::Offsets, _)) = d.encoding.pair() {
+            // Checked above: the values half is descriptor i + 1.
+            let v = &descriptors[i + 1];
+            let values_at = at + pad8(d.decoded_len);
+            let (offsets_out, rest) = out[at..].split_at_mut(values_at - at);
+            string_dictionary::decode(
+                &stored[ranges[i].clone()],
+                &stored[ranges[i + 1].clone()],
+                width,
+                &mut offsets_out[..d.decoded_len],
+                &mut rest[..v.decoded_len],
+                &what,
+            )?;
+            at = values_at + pad8(v.decoded_len);
+            i += 2;
+            continue;
+        }
         d.encoding.unit().decode(
-            &stored[range],
+            &stored[ranges[i].clone()],
             width,
             &mut out[at..at + d.decoded_len],
             &what,
         )?;
         at += pad8(d.decoded_len);
+        i += 1;
     }
     Ok(plain)
 }

@@ -7,7 +7,8 @@ use crate::body_v4;
 use crate::codec::{self, Codec};
 use crate::encodings::{sample_runs, split_into, Encoding};
 use crate::error::{Error, Result};
-use crate::lightweight::{Analysis, BufferEncoding};
+use crate::layout::BufferKind;
+use crate::lightweight::{self, Analysis, BufferEncoding};
 
 /// How the writer chooses the encoding of each payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -91,35 +92,47 @@ pub(crate) fn select(policy: EncodingPolicy, codec: Codec, columns: &[BodyParts<
 
 /// The encoding of one buffer of a V4 body, whose payload `codec` then compresses.
 ///
-/// `Auto` takes the smallest: the integer encodings by the exact size they store (their output
-/// is what the codec then sees; counting it uncompressed keeps the choice on the side of the
-/// encodings, which decode faster than any codec), plain and BYTE_STREAM_SPLIT by what the codec
-/// makes of a sample of the buffer ([`sample_runs`]). Only encodings that store fewer bytes than
-/// the buffer holds, and that the reader's expansion rule allows for the buffer's `row_bound`
-/// ([`body_v4::expansion_allowed`]), are candidates. Ties go to the earlier of [`V4_PREFERENCE`]:
-/// the cheaper to decode. A pinned V3 encoding (plain, BYTE_STREAM_SPLIT) pins it on every
-/// buffer it applies to.
+/// `Auto` takes the smallest: the lightweight encodings by the exact size they store (their
+/// output is what the codec then sees; counting it uncompressed keeps the choice on the side of
+/// the encodings, which decode faster than any codec), FSST by the smaller of its exact size and
+/// what the codec makes of a sample of it, plain and BYTE_STREAM_SPLIT by what the codec makes
+/// of a sample of the buffer ([`sample_runs`], [`text_sample`] for value bytes). Only encodings
+/// that store fewer bytes than the buffer holds, and that the reader's expansion rule allows for
+/// the buffer's `row_bound` ([`body_v4::expansion_allowed`]), are candidates. Ties go to the
+/// earlier of [`V4_PREFERENCE`]: the cheaper to decode. A pinned V3 encoding (plain,
+/// BYTE_STREAM_SPLIT) pins it on every buffer it applies to.
 pub(crate) fn choose_buffer(
     policy: EncodingPolicy,
     codec: Codec,
     buffer: &Analysis<'_>,
     row_bound: Option<u64>,
 ) -> BufferEncoding {
+    choose_buffer_cost(policy, codec, buffer, row_bound).0
+}
+
+/// [`choose_buffer`], with the bytes the choice is estimated to store once compressed.
+pub(crate) fn choose_buffer_cost(
+    policy: EncodingPolicy,
+    codec: Codec,
+    buffer: &Analysis<'_>,
+    row_bound: Option<u64>,
+) -> (BufferEncoding, u64) {
     let len = buffer.bytes.len();
     let applies = |e: BufferEncoding| e.unit().applies_to(buffer.kind);
     match policy {
-        EncodingPolicy::Pinned(Encoding::Plain) => return BufferEncoding::Plain,
+        EncodingPolicy::Pinned(Encoding::Plain) => return (BufferEncoding::Plain, len as u64),
         EncodingPolicy::Pinned(Encoding::ByteStreamSplit) => {
-            return if codec != Codec::None && applies(BufferEncoding::ByteStreamSplit) {
-                BufferEncoding::ByteStreamSplit
+            let split = codec != Codec::None && applies(BufferEncoding::ByteStreamSplit);
+            return if split {
+                (BufferEncoding::ByteStreamSplit, len as u64)
             } else {
-                BufferEncoding::Plain
+                (BufferEncoding::Plain, len as u64)
             };
         }
         EncodingPolicy::Auto => {}
     }
     if len == 0 {
-        return BufferEncoding::Plain;
+        return (BufferEncoding::Plain, 0);
     }
     let mut best = (len as u64, BufferEncoding::Plain);
     for encoding in V4_PREFERENCE {
@@ -141,7 +154,14 @@ pub(crate) fn choose_buffer(
                     if stored < len
                         && body_v4::expansion_allowed(len as u64, stored as u64, row_bound) =>
                 {
-                    stored as u64
+                    match (encoding, codec) {
+                        (BufferEncoding::Fsst, Codec::Lz4 | Codec::Zstd | Codec::Auto) => {
+                            let compressed = lightweight::fsst_stored(buffer)
+                                .and_then(|bytes| sampled_cost(bytes, codec, text_sample(bytes)));
+                            compressed.map_or(stored as u64, |c| c.min(stored as u64))
+                        }
+                        _ => stored as u64,
+                    }
                 }
                 _ => continue,
             },
@@ -150,17 +170,20 @@ pub(crate) fn choose_buffer(
             best = (cost, encoding);
         }
     }
-    best.1
+    (best.1, best.0)
 }
 
-/// What `Auto` tries, cheapest to decode first (ties go to the earlier).
-const V4_PREFERENCE: [BufferEncoding; 8] = [
+/// What `Auto` tries, cheapest to decode first (ties go to the earlier). The string dictionary
+/// is not here: it spans two buffers and is weighed against this choice for both
+/// ([`crate::body_v4`]).
+const V4_PREFERENCE: [BufferEncoding; 9] = [
     BufferEncoding::Constant,
     BufferEncoding::FrameOfReference,
     BufferEncoding::Delta,
     BufferEncoding::RunLength,
     BufferEncoding::Dictionary,
     BufferEncoding::Alp,
+    BufferEncoding::Fsst,
     BufferEncoding::Plain,
     BufferEncoding::ByteStreamSplit,
 ];
@@ -169,6 +192,9 @@ const V4_PREFERENCE: [BufferEncoding; 8] = [
 /// compressed, scaled to its length.
 fn general_cost(encoding: BufferEncoding, codec: Codec, buffer: &Analysis<'_>) -> Option<u64> {
     let width = buffer.width();
+    if buffer.kind == BufferKind::Bytes {
+        return sampled_cost(buffer.bytes, codec, text_sample(buffer.bytes));
+    }
     let sample = sample_runs(buffer.bytes, width);
     if sample.is_empty() {
         return None;
@@ -180,10 +206,49 @@ fn general_cost(encoding: BufferEncoding, codec: Codec, buffer: &Analysis<'_>) -
     } else {
         &sample
     };
+    compressed_cost(bytes, codec, buffer.bytes.len())
+}
+
+/// What `codec` makes of `sample`, scaled from the sample's length to `full_len`.
+fn compressed_cost(sample: &[u8], codec: Codec, full_len: usize) -> Option<u64> {
+    if sample.is_empty() {
+        return None;
+    }
     let mut compressed = Vec::new();
-    codec::compress_into(bytes, codec, &mut compressed).ok()?;
-    let cost = compressed.len().min(bytes.len()) as u64;
-    Some((cost * buffer.bytes.len() as u64).div_ceil(bytes.len() as u64))
+    codec::compress_into(sample, codec, &mut compressed).ok()?;
+    let cost = compressed.len().min(sample.len()) as u64;
+    Some((cost * full_len as u64).div_ceil(sample.len() as u64))
+}
+
+/// [`compressed_cost`] of the pieces `sample` names in `bytes`, each compressed on its own.
+fn sampled_cost(bytes: &[u8], codec: Codec, sample: Vec<std::ops::Range<usize>>) -> Option<u64> {
+    let mut cost = 0u64;
+    let mut sampled = 0usize;
+    for range in sample {
+        let piece = &bytes[range];
+        cost += compressed_cost(piece, codec, piece.len())?;
+        sampled += piece.len();
+    }
+    (sampled > 0).then(|| (cost * bytes.len() as u64).div_ceil(sampled as u64))
+}
+
+/// Bytes of each piece of a [`text_sample`].
+const TEXT_PIECE: usize = 16 << 10;
+/// Pieces a [`text_sample`] takes.
+const TEXT_PIECES: usize = 4;
+
+/// The sample of value bytes (text) a codec's cost is estimated from: up to [`TEXT_PIECES`]
+/// evenly spaced contiguous pieces of [`TEXT_PIECE`] bytes. Text compresses by matches between
+/// values tens to thousands of bytes apart, which short runs (as [`sample_runs`] takes for
+/// fixed-width elements) would hide from the codec.
+fn text_sample(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let (pieces, len) = if bytes.len() <= TEXT_PIECE * TEXT_PIECES {
+        (1, bytes.len())
+    } else {
+        (TEXT_PIECES, TEXT_PIECE)
+    };
+    let stride = bytes.len() / pieces;
+    (0..pieces).map(|i| i * stride..i * stride + len).collect()
 }
 
 #[cfg(test)]

@@ -81,7 +81,7 @@ fn fixtures() -> Vec<Fixture> {
         f("v2_stats_lz4_split_primitives", "V2 + stats + lz4, BYTE_STREAM_SPLIT over the whole-batch body", primitives(), split(opts(Format::V2, true, Codec::Lz4))),
         f("v3_stats_lz4_split_nested", "V3 + lz4, BYTE_STREAM_SPLIT: list/map offsets and nested values split", nested(), split(opts(Format::V3, true, Codec::Lz4))),
         f("v3_stats_auto_split_wide64", "V3 + auto, BYTE_STREAM_SPLIT: payloads that compress are split, payloads kept raw are plain (encoding 0)", wide(), split(opts(Format::V3, true, Codec::Auto))),
-        f("v4_stats_lz4_encodings", "V4 + stats + lz4, auto: a buffer in each encoding (constant, frame of reference, delta, dictionary, alp, byte_stream_split, plain)", encodings(), v4(true, Codec::Lz4)),
+        f("v4_stats_lz4_encodings", "V4 + stats + lz4, auto: a buffer in each encoding (constant, frame of reference, delta, run-length, dictionary, alp, fsst, string dictionary, byte_stream_split, plain)", encodings(), v4(true, Codec::Lz4)),
         f("v4_stats_none_encodings", "V4 + stats, codec none, auto: the lightweight encodings alone", encodings(), v4(true, Codec::None)),
         f("v4_stats_zstd_primitives", "V4 + stats + zstd, auto: every bounded type with NaN, -0.0, ±inf, multibyte strings", primitives(), v4(true, Codec::Zstd)),
         f("v4_stats_lz4_nested", "V4 + lz4, auto: list, struct, map, list<struct> with nulls at every level", nested(), v4(true, Codec::Lz4)),

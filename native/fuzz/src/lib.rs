@@ -384,11 +384,13 @@ pub fn v4_body_types() -> Vec<DataType> {
             Field::new("a", DataType::Int32, true),
             Field::new("b", DataType::Utf8, true),
         ])),
+        DataType::Binary,
+        DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
     ]
 }
 
 /// [`v4_body_types`]' count: byte 0 of a `v4_body` input is taken modulo it.
-pub const V4_BODY_TYPES: usize = 12;
+pub const V4_BODY_TYPES: usize = 14;
 
 /// The type, row count and body of a `v4_body` input.
 fn split_v4_body(data: &[u8]) -> Option<(DataType, u32, &[u8])> {
@@ -477,6 +479,29 @@ pub fn v4_body_seeds() -> Vec<Vec<u8>> {
             DataType::LargeBinary => Arc::new(arrow_array::LargeBinaryArray::from_iter_values(
                 (0..rows).map(|i| vec![i as u8; i % 3]),
             )),
+            // Text for FSST: log lines with numbers in them.
+            DataType::Binary => Arc::new(arrow_array::BinaryArray::from_iter_values(
+                (0..rows).map(|i| {
+                    format!(
+                        "GET /api/v{}/orders/{} took {} ms — ok",
+                        i % 3,
+                        i * 7919,
+                        i % 97
+                    )
+                }),
+            )),
+            // A string dictionary below a list.
+            DataType::List(item) if item.data_type() == &DataType::Utf8 => {
+                let mut b = ListBuilder::new(StringBuilder::new());
+                for i in 0..rows {
+                    for k in 0..i % 4 {
+                        b.values()
+                            .append_value(["warn", "info", "", "error"][(i + k) % 4]);
+                    }
+                    b.append(i % 17 != 0);
+                }
+                Arc::new(b.finish())
+            }
             DataType::List(_) => {
                 let mut b = ListBuilder::new(Int64Builder::new());
                 for i in 0..rows {

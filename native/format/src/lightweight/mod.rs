@@ -15,9 +15,11 @@ mod constant;
 mod delta;
 mod dictionary;
 mod frame_of_reference;
+mod fsst;
 pub(crate) mod integers;
 mod run_length;
 mod split;
+pub(crate) mod string_dictionary;
 
 use crate::error::{Error, Result};
 use crate::layout::BufferKind;
@@ -41,11 +43,19 @@ pub enum BufferEncoding {
     Alp,
     /// Runs of equal elements: each run's value (frame of reference) and length, bit-packed.
     RunLength,
+    /// Value bytes through a static symbol table (FSST).
+    Fsst,
+    /// A variable-length column's offsets as indices into its distinct values (with
+    /// [`BufferEncoding::StringDictionaryEntries`] on its value bytes).
+    StringDictionary,
+    /// A variable-length column's distinct values (with [`BufferEncoding::StringDictionary`] on
+    /// its offsets).
+    StringDictionaryEntries,
 }
 
 impl BufferEncoding {
     /// Every buffer encoding, in id order.
-    pub const ALL: [BufferEncoding; 8] = [
+    pub const ALL: [BufferEncoding; 11] = [
         BufferEncoding::Plain,
         BufferEncoding::ByteStreamSplit,
         BufferEncoding::Constant,
@@ -54,6 +64,9 @@ impl BufferEncoding {
         BufferEncoding::Dictionary,
         BufferEncoding::Alp,
         BufferEncoding::RunLength,
+        BufferEncoding::Fsst,
+        BufferEncoding::StringDictionary,
+        BufferEncoding::StringDictionaryEntries,
     ];
 
     /// The id a buffer descriptor stores.
@@ -67,6 +80,9 @@ impl BufferEncoding {
             BufferEncoding::Dictionary => 5,
             BufferEncoding::Alp => 6,
             BufferEncoding::RunLength => 7,
+            BufferEncoding::Fsst => 8,
+            BufferEncoding::StringDictionary => 9,
+            BufferEncoding::StringDictionaryEntries => 10,
         }
     }
 
@@ -81,6 +97,9 @@ impl BufferEncoding {
             BufferEncoding::Dictionary => "dictionary",
             BufferEncoding::Alp => "alp",
             BufferEncoding::RunLength => "run_length",
+            BufferEncoding::Fsst => "fsst",
+            BufferEncoding::StringDictionary => "string_dictionary",
+            BufferEncoding::StringDictionaryEntries => "string_dictionary_entries",
         }
     }
 
@@ -109,7 +128,69 @@ impl BufferEncoding {
             BufferEncoding::Dictionary => &dictionary::Dictionary,
             BufferEncoding::Alp => &alp::Alp,
             BufferEncoding::RunLength => &run_length::RunLength,
+            BufferEncoding::Fsst => &fsst::Fsst,
+            BufferEncoding::StringDictionary => &PairHalf(PairSide::Offsets),
+            BufferEncoding::StringDictionaryEntries => &PairHalf(PairSide::Values),
         }
+    }
+
+    /// The encoding of the other buffer of a pair that is encoded and decoded together, for
+    /// the encodings that span two buffers of a node.
+    pub(crate) fn pair(self) -> Option<(PairSide, BufferEncoding)> {
+        match self {
+            BufferEncoding::StringDictionary => {
+                Some((PairSide::Offsets, BufferEncoding::StringDictionaryEntries))
+            }
+            BufferEncoding::StringDictionaryEntries => {
+                Some((PairSide::Values, BufferEncoding::StringDictionary))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The bytes FSST stores for the analysed value bytes, if it applies (made once per analysis).
+pub(crate) fn fsst_stored<'b>(buffer: &'b Analysis<'_>) -> Option<&'b [u8]> {
+    fsst::stored(buffer)
+}
+
+/// Which buffer of a variable-length node a pair encoding's half stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PairSide {
+    /// The offsets (the first of the pair).
+    Offsets,
+    /// The value bytes (the second).
+    Values,
+}
+
+/// One half of [`string_dictionary`]: what it applies to. It is chosen for the node, not the
+/// buffer, and decoded with its other half ([`crate::body_v4`]), so alone it neither sizes,
+/// encodes nor decodes.
+#[derive(Debug)]
+pub(crate) struct PairHalf(PairSide);
+
+impl BufferUnit for PairHalf {
+    fn applies_to(&self, kind: BufferKind) -> bool {
+        match self.0 {
+            PairSide::Offsets => matches!(kind, BufferKind::Offsets(4 | 8)),
+            PairSide::Values => kind == BufferKind::Bytes,
+        }
+    }
+
+    fn stored_len(&self, _buffer: &Analysis<'_>) -> Option<usize> {
+        None
+    }
+
+    fn encode(&self, _buffer: &Analysis<'_>, _out: &mut Vec<u8>) -> Result<()> {
+        Err(Error::Internal(
+            "half of a string dictionary encoded alone".into(),
+        ))
+    }
+
+    fn decode(&self, _stored: &[u8], _width: usize, _out: &mut [u8], what: &str) -> Result<()> {
+        Err(Error::CorruptEncoding(format!(
+            "{what}: half of a string dictionary without its other half"
+        )))
     }
 }
 
@@ -145,6 +226,8 @@ pub(crate) struct Analysis<'a> {
     pub(crate) doubles: bool,
     /// ALP's plan for the doubles, made once: sizing the buffer and encoding it both need it.
     pub(crate) alp_plan: std::cell::OnceCell<Option<alp::Plan>>,
+    /// The FSST form of value bytes, made once for the same reason.
+    pub(crate) fsst: fsst::Cell,
 }
 
 /// A buffer's elements as integers, with what the integer encodings size themselves by.
@@ -179,6 +262,7 @@ impl<'a> Analysis<'a> {
             values,
             doubles: false,
             alp_plan: std::cell::OnceCell::new(),
+            fsst: fsst::Cell::new(),
         }
     }
 
@@ -303,7 +387,7 @@ pub(crate) mod tests {
             assert_eq!(usize::from(e.id()), i);
             assert_eq!(BufferEncoding::from_stored(e.id()), Some(*e));
         }
-        assert_eq!(BufferEncoding::from_stored(8), None);
+        assert_eq!(BufferEncoding::from_stored(11), None);
     }
 
     fn columns() -> Vec<(Vec<u8>, BufferKind)> {
@@ -339,12 +423,20 @@ pub(crate) mod tests {
             (0..=50i32).flat_map(|i| (i * 5).to_le_bytes()).collect(),
             BufferKind::Offsets(4),
         ));
+        let text: String = (0..400)
+            .map(|i| format!("{{\"user\": {i}, \"path\": \"/a/{}\"}}", i % 7))
+            .collect();
+        out.push((text.into_bytes(), BufferKind::Bytes));
         out
     }
 
     #[test]
     fn every_unit_round_trips_what_it_accepts() {
-        for encoding in BufferEncoding::ALL {
+        // The string dictionary's halves are sized, encoded and decoded as a pair (its tests).
+        for encoding in BufferEncoding::ALL
+            .into_iter()
+            .filter(|e| e.pair().is_none())
+        {
             let mut accepted = 0;
             for (bytes, kind) in columns() {
                 if round_trip(encoding, &bytes, kind) {

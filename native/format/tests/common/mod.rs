@@ -390,6 +390,22 @@ pub fn encodings() -> RecordBatch {
                 })
             }))),
         ),
+        (
+            // Log lines: templated text with numbers in it, and a null now and then (FSST).
+            "message",
+            Arc::new(StringArray::from_iter((0..rows).map(|r| {
+                (r % 29 != 0).then(|| {
+                    format!(
+                        "GET /api/v{}/orders/{} took {} ms from 10.0.{}.{} — ok",
+                        r % 3,
+                        mix(r) % 100_000,
+                        mix(r + 1) % 900,
+                        r % 7,
+                        mix(r + 2) % 250
+                    )
+                })
+            }))),
+        ),
     ];
     batch(cols)
 }

@@ -102,6 +102,9 @@ pub fn cases() -> Vec<RejectCase> {
     let (_, dictionary) = find(&f, BufferEncoding::Dictionary);
     let (_, alp) = find(&f, BufferEncoding::Alp);
     let (_, run_length) = find(&f, BufferEncoding::RunLength);
+    let (_, fsst) = find(&f, BufferEncoding::Fsst);
+    let (strings_column, strings_offsets) = find(&f, BufferEncoding::StringDictionary);
+    let strings_entries = locate(&f, strings_column, 2);
     // The string column's value bytes (column 6, buffer 2): an integer encoding cannot hold them.
     let bytes_buffer = locate(&f, 6, 2);
     // A list whose child values are a constant: what a few stored bytes may declare below a list
@@ -352,6 +355,78 @@ pub fn cases() -> Vec<RejectCase> {
                     run_length
                 );
                 b[lengths..run_length.stored + run_length.stored_len].fill(0xFF);
+            }),
+        ),
+        case(
+            "v4_fsst_symbol_of_9_bytes",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "an FSST table whose first symbol is 9 bytes long (at most 8)",
+            edited(&f, |b| {
+                assert!(b[fsst.stored] > 0, "symbols in the table");
+                b[fsst.stored + 1] = 9;
+            }),
+        ),
+        case(
+            "v4_fsst_code_past_the_table",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "an FSST buffer whose first code names a symbol past its table",
+            edited(&f, |b| {
+                let symbols = usize::from(b[fsst.stored]);
+                assert!(symbols < 254, "room for a code past the table");
+                let lengths: usize = b[fsst.stored + 1..fsst.stored + 1 + symbols]
+                    .iter()
+                    .map(|&l| usize::from(l))
+                    .sum();
+                b[fsst.stored + 1 + symbols + lengths] = 254;
+            }),
+        ),
+        case(
+            "v4_fsst_escape_at_the_end",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "an FSST buffer whose last code escapes a byte that is not there",
+            edited(&f, |b| b[fsst.stored + fsst.stored_len - 1] = 255),
+        ),
+        case(
+            "v4_string_dictionary_index_out_of_range",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "a string dictionary of 10 entries whose first packed indices are all ones (15, past \
+             its end)",
+            edited(&f, |b| {
+                let at = strings_offsets.stored;
+                let (entries, index_width, length_width) = (u32_at(b, at), b[at + 4], b[at + 5]);
+                assert_eq!((entries, index_width), (10, 4), "10 entries, 4-bit indices");
+                let indices = at + 8 + (entries * usize::from(length_width)).div_ceil(8);
+                b[indices] = 0xFF;
+            }),
+        ),
+        case(
+            "v4_string_dictionary_entries_disagree",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "a string dictionary whose first entry length is 1 more than its entry bytes hold",
+            edited(&f, |b| b[strings_offsets.stored + 8] += 1),
+        ),
+        case(
+            "v4_string_dictionary_half_alone",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "a string column whose offsets are declared plain while its value bytes stay the \
+             entries of a string dictionary",
+            edited(&f, |b| b[strings_offsets.descriptor + 8] = 0),
+        ),
+        case(
+            "v4_string_dictionary_values_past_the_bound",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "a string dictionary's value bytes declaring 1 GiB decoded (past every entry once \
+             per value)",
+            edited(&f, |b| {
+                b[strings_entries.descriptor..strings_entries.descriptor + 4]
+                    .copy_from_slice(&(1u32 << 30).to_le_bytes());
             }),
         ),
         case(

@@ -1,0 +1,312 @@
+//! FSST (id 8): variable-length value bytes through a static table of up to 255 symbols of 1–8
+//! bytes (Boncz, Neumann, Leis, VLDB 2020). Each stored code byte below the symbol count stands
+//! for its symbol; 255 escapes the next byte, stored as it is. Text made of recurring fragments
+//! (URLs, JSON keys, log templates, hex digits, words) takes 2–4 bits per byte and decodes with
+//! one table lookup and one 8-byte store per code, faster than any general-purpose codec.
+//!
+//! Stored: `u8 symbols` (s ≤ 255), `s` symbol lengths (`u8`, each 1–8), the symbols' bytes
+//! (their lengths summed), then the codes. The buffer is compressed as one stream (symbols may
+//! span two values): the offsets beside it say where each value starts, and a reader decodes a
+//! whole buffer, so nothing needs per-value access.
+//!
+//! The symbol table is trained and the bytes compressed by the `fsst-rs` crate (the encoder sees
+//! only the writer's own data); decoding is written here, because it reads stored bytes: every
+//! code, symbol length and output position is checked, and the output is exactly the descriptor's
+//! decoded length. Because `fsst-rs` calls itself not yet production ready, the writer decodes
+//! what it encoded and keeps FSST only when that gives back the buffer's bytes.
+
+use std::cell::OnceCell;
+
+use super::{Analysis, BufferUnit};
+use crate::error::{Error, Result};
+use crate::layout::BufferKind;
+
+/// The FSST unit.
+#[derive(Debug)]
+pub(crate) struct Fsst;
+
+/// The code that escapes one literal byte.
+const ESCAPE: u8 = 255;
+/// The most symbols a table holds (every code but the escape).
+const MAX_SYMBOLS: usize = 255;
+/// Bytes of the longest symbol.
+const MAX_SYMBOL_LEN: usize = 8;
+/// Buffers shorter than this are left to plain: a table costs up to 2 KiB.
+const MIN_BYTES: usize = 4096;
+/// Pieces the trainer samples are cut at this length; FSST's own sampler takes 512-byte lines.
+const SAMPLE_PIECE: usize = 512;
+
+/// A buffer's FSST form, made once per [`Analysis`]: sizing and encoding both need it.
+#[derive(Debug)]
+pub(crate) struct Encoded {
+    stored: Vec<u8>,
+}
+
+/// The cell an [`Analysis`] keeps the FSST form in.
+pub(crate) type Cell = OnceCell<Option<Encoded>>;
+
+fn encoded<'b>(buffer: &'b Analysis<'_>) -> Option<&'b Encoded> {
+    buffer.fsst.get_or_init(|| make(buffer.bytes)).as_ref()
+}
+
+/// The FSST form of the analysed buffer's bytes, if FSST applies to them.
+pub(crate) fn stored<'b>(buffer: &'b Analysis<'_>) -> Option<&'b [u8]> {
+    encoded(buffer).map(|e| e.stored.as_slice())
+}
+
+/// Trains a table on `bytes`, compresses them, and checks that the result decodes back.
+fn make(bytes: &[u8]) -> Option<Encoded> {
+    if bytes.len() < MIN_BYTES {
+        return None;
+    }
+    let pieces: Vec<&[u8]> = bytes.chunks(SAMPLE_PIECE).collect();
+    let compressor = fsst::Compressor::train(&pieces);
+    let symbols = compressor.symbol_table();
+    let lengths = compressor.symbol_lengths();
+    if symbols.len() > MAX_SYMBOLS || symbols.len() != lengths.len() {
+        return None;
+    }
+    let mut stored = Vec::with_capacity(1 + 9 * symbols.len() + bytes.len() / 2);
+    stored.push(symbols.len() as u8);
+    stored.extend_from_slice(lengths);
+    for (symbol, &len) in symbols.iter().zip(lengths) {
+        let len = usize::from(len);
+        if !(1..=MAX_SYMBOL_LEN).contains(&len) {
+            return None;
+        }
+        stored.extend_from_slice(&symbol.to_u64().to_le_bytes()[..len]);
+    }
+    stored.extend_from_slice(&compressor.compress(bytes));
+    if stored.len() >= bytes.len() {
+        return None;
+    }
+    let mut back = vec![0u8; bytes.len()];
+    decode_into(&stored, &mut back, "fsst check").ok()?;
+    (back == bytes).then_some(Encoded { stored })
+}
+
+impl BufferUnit for Fsst {
+    fn applies_to(&self, kind: BufferKind) -> bool {
+        kind == BufferKind::Bytes
+    }
+
+    fn stored_len(&self, buffer: &Analysis<'_>) -> Option<usize> {
+        encoded(buffer).map(|e| e.stored.len())
+    }
+
+    fn encode(&self, buffer: &Analysis<'_>, out: &mut Vec<u8>) -> Result<()> {
+        let e =
+            encoded(buffer).ok_or_else(|| Error::Internal("fsst of a buffer it refused".into()))?;
+        out.extend_from_slice(&e.stored);
+        Ok(())
+    }
+
+    fn decode(&self, stored: &[u8], _width: usize, out: &mut [u8], what: &str) -> Result<()> {
+        decode_into(stored, out, what)
+    }
+}
+
+/// The symbol table at the start of `stored`, as 8-byte words (bytes past a symbol's length
+/// zero) and lengths, and the codes after it.
+fn table<'s>(stored: &'s [u8], what: &str) -> Result<([u64; 256], [u8; 256], &'s [u8])> {
+    let corrupt = |m: String| Error::CorruptEncoding(format!("{what}: {m}"));
+    let (&count, rest) = stored
+        .split_first()
+        .ok_or_else(|| corrupt("no symbol count".into()))?;
+    let count = usize::from(count);
+    if count > MAX_SYMBOLS {
+        return Err(corrupt(format!("{count} symbols, at most {MAX_SYMBOLS}")));
+    }
+    if rest.len() < count {
+        return Err(corrupt(format!(
+            "{count} symbol lengths, {} bytes stored",
+            rest.len()
+        )));
+    }
+    let (lengths, mut rest) = rest.split_at(count);
+    let mut words = [0u64; 256];
+    let mut lens = [0u8; 256];
+    for (code, &len) in lengths.iter().enumerate() {
+        let len_usize = usize::from(len);
+        if !(1..=MAX_SYMBOL_LEN).contains(&len_usize) {
+            return Err(corrupt(format!(
+                "symbol {code} is {len} bytes long (1 to 8)"
+            )));
+        }
+        if rest.len() < len_usize {
+            return Err(corrupt(format!("symbol {code} is cut short")));
+        }
+        let (symbol, after) = rest.split_at(len_usize);
+        let mut word = [0u8; 8];
+        word[..len_usize].copy_from_slice(symbol);
+        words[code] = u64::from_le_bytes(word);
+        lens[code] = len;
+        rest = after;
+    }
+    Ok((words, lens, rest))
+}
+
+/// Decodes the FSST buffer `stored` into exactly `out`.
+fn decode_into(stored: &[u8], out: &mut [u8], what: &str) -> Result<()> {
+    let (words, lens, codes) = table(stored, what)?;
+    let total = out.len();
+    let mut pos = 0usize;
+    let mut i = 0usize;
+    // Fast loop: while 8 bytes of room are left, each symbol is one unaligned 8-byte store
+    // (the bytes past its length are overwritten by what follows, or checked below).
+    while i < codes.len() && pos + MAX_SYMBOL_LEN <= total {
+        let code = codes[i];
+        i += 1;
+        if code == ESCAPE {
+            let &byte = codes.get(i).ok_or_else(|| {
+                Error::CorruptEncoding(format!("{what}: an escape at the end of the codes"))
+            })?;
+            out[pos] = byte;
+            pos += 1;
+            i += 1;
+            continue;
+        }
+        let len = usize::from(lens[usize::from(code)]);
+        if len == 0 {
+            return Err(unknown_code(code, what));
+        }
+        out[pos..pos + MAX_SYMBOL_LEN].copy_from_slice(&words[usize::from(code)].to_le_bytes());
+        pos += len;
+    }
+    // The last few bytes: each store checked against the end.
+    while i < codes.len() {
+        let code = codes[i];
+        i += 1;
+        let (bytes, len): ([u8; 8], usize) = if code == ESCAPE {
+            let &byte = codes.get(i).ok_or_else(|| {
+                Error::CorruptEncoding(format!("{what}: an escape at the end of the codes"))
+            })?;
+            i += 1;
+            ([byte, 0, 0, 0, 0, 0, 0, 0], 1)
+        } else {
+            let len = usize::from(lens[usize::from(code)]);
+            if len == 0 {
+                return Err(unknown_code(code, what));
+            }
+            (words[usize::from(code)].to_le_bytes(), len)
+        };
+        let dst = out
+            .get_mut(pos..pos + len)
+            .ok_or_else(|| over(total, what))?;
+        dst.copy_from_slice(&bytes[..len]);
+        pos += len;
+    }
+    if pos != total {
+        return Err(Error::CorruptEncoding(format!(
+            "{what}: the codes decode to {pos} bytes, the descriptor says {total}"
+        )));
+    }
+    Ok(())
+}
+
+fn unknown_code(code: u8, what: &str) -> Error {
+    Error::CorruptEncoding(format!("{what}: code {code} names no symbol"))
+}
+
+fn over(total: usize, what: &str) -> Error {
+    Error::CorruptEncoding(format!(
+        "{what}: the codes decode to more than the descriptor's {total} bytes"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(n: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut x = 12345u64;
+        while out.len() < n {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let id = x >> 40;
+            out.extend_from_slice(
+                format!("GET /api/v2/orders/{id} HTTP/1.1 user={} ok; ", id % 97).as_bytes(),
+            );
+        }
+        out.truncate(n);
+        out
+    }
+
+    #[test]
+    fn text_round_trips_smaller() {
+        let bytes = text(50_000);
+        let analysis = Analysis::of(&bytes, BufferKind::Bytes);
+        let len = Fsst.stored_len(&analysis).expect("fsst applies to text");
+        assert!(len < bytes.len() / 2, "{len} of {}", bytes.len());
+        let mut stored = Vec::new();
+        Fsst.encode(&analysis, &mut stored).unwrap();
+        assert_eq!(stored.len(), len);
+        let mut back = vec![0u8; bytes.len()];
+        Fsst.decode(&stored, 1, &mut back, "t").unwrap();
+        assert_eq!(back, bytes);
+    }
+
+    #[test]
+    fn every_byte_value_and_zeros_round_trip() {
+        let mut bytes: Vec<u8> = (0..=255u8).cycle().take(20_000).collect();
+        bytes.extend(std::iter::repeat_n(0u8, 10_000));
+        bytes.extend_from_slice(b"a\0a\0a\0a\0\0\0\0\0\0\0\0\0b");
+        let analysis = Analysis::of(&bytes, BufferKind::Bytes);
+        if let Some(len) = Fsst.stored_len(&analysis) {
+            let mut stored = Vec::new();
+            Fsst.encode(&analysis, &mut stored).unwrap();
+            assert_eq!(stored.len(), len);
+            let mut back = vec![0u8; bytes.len()];
+            Fsst.decode(&stored, 1, &mut back, "t").unwrap();
+            assert_eq!(back, bytes);
+        }
+    }
+
+    #[test]
+    fn short_buffers_and_random_bytes_are_not_fsst() {
+        let analysis = Analysis::of(b"short", BufferKind::Bytes);
+        assert_eq!(Fsst.stored_len(&analysis), None);
+        let mut x = 7u64;
+        let random: Vec<u8> = (0..20_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        assert_eq!(
+            Fsst.stored_len(&Analysis::of(&random, BufferKind::Bytes)),
+            None
+        );
+    }
+
+    #[test]
+    fn hostile_tables_and_codes_are_refused() {
+        let mut out = [0u8; 16];
+        for (stored, why) in [
+            (&[][..], "empty"),
+            (&[1][..], "no lengths"),
+            (&[1, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9][..], "symbol of 9 bytes"),
+            (&[1, 0][..], "symbol of 0 bytes"),
+            (&[1, 3, b'a'][..], "symbol cut short"),
+            (&[1, 1, b'a', 1][..], "code past the table"),
+            (&[0, ESCAPE][..], "escape at the end"),
+            (
+                &[1, 8, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0][..],
+                "24 bytes into 16",
+            ),
+            (&[1, 1, b'a', 0][..], "1 byte for 16"),
+        ] {
+            assert!(
+                decode_into(stored, &mut out, "t").is_err(),
+                "{why} was accepted"
+            );
+        }
+        let mut exact = [0u8; 3];
+        decode_into(&[1, 2, b'a', b'b', 0, ESCAPE, b'z'], &mut exact, "t").unwrap();
+        assert_eq!(&exact, b"abz");
+    }
+}
