@@ -146,34 +146,72 @@ fn table<'s>(stored: &'s [u8], what: &str) -> Result<([u64; 256], [u8; 256], &'s
     Ok((words, lens, rest))
 }
 
+/// A code's entry in the decoder's table: its symbol's length, or one of these flags.
+const ESCAPE_FLAG: u8 = 0x40;
+/// See [`ESCAPE_FLAG`]: a code past the symbol table.
+const UNKNOWN_FLAG: u8 = 0x80;
+
 /// Decodes the FSST buffer `stored` into exactly `out`.
 fn decode_into(stored: &[u8], out: &mut [u8], what: &str) -> Result<()> {
     let (words, lens, codes) = table(stored, what)?;
+    // Each code's length, or a flag for the escape and for codes past the table, so that one
+    // OR of four entries tells whether a group of codes needs the careful path.
+    let mut info = [UNKNOWN_FLAG; 256];
+    for (entry, &len) in info.iter_mut().zip(&lens) {
+        if len > 0 {
+            *entry = len;
+        }
+    }
+    info[usize::from(ESCAPE)] = ESCAPE_FLAG;
     let total = out.len();
     let mut pos = 0usize;
     let mut i = 0usize;
-    // Fast loop: while 8 bytes of room are left, each symbol is one unaligned 8-byte store
-    // (the bytes past its length are overwritten by what follows, or checked below).
-    while i < codes.len() && pos + MAX_SYMBOL_LEN <= total {
-        let code = codes[i];
-        i += 1;
-        if code == ESCAPE {
-            let &byte = codes.get(i).ok_or_else(|| {
-                Error::CorruptEncoding(format!("{what}: an escape at the end of the codes"))
-            })?;
-            out[pos] = byte;
-            pos += 1;
-            i += 1;
+    // Fast loop, four codes at a time while 32 bytes of room are left: each symbol is one
+    // unaligned 8-byte store into a fixed 32-byte window (the bytes past its length are
+    // overwritten by what follows, or checked below). Lengths are at most 8 (the table says
+    // so; `min` lets the compiler see it), so every store lies inside the window.
+    while let (Some(&[c0, c1, c2, c3]), Some(window)) = (
+        codes.get(i..i + 4).and_then(|c| <&[u8; 4]>::try_from(c).ok()),
+        out.get_mut(pos..pos + 32)
+            .and_then(|w| <&mut [u8; 32]>::try_from(w).ok()),
+    ) {
+        let (r0, r1, r2, r3) = (
+            info[usize::from(c0)],
+            info[usize::from(c1)],
+            info[usize::from(c2)],
+            info[usize::from(c3)],
+        );
+        if (r0 | r1 | r2 | r3) & (ESCAPE_FLAG | UNKNOWN_FLAG) != 0 {
+            // The group's first code alone: an escape, a code past the table, or a symbol.
+            if r0 & UNKNOWN_FLAG != 0 {
+                return Err(unknown_code(c0, what));
+            }
+            if r0 & ESCAPE_FLAG != 0 {
+                window[0] = c1;
+                pos += 1;
+                i += 2;
+            } else {
+                window[..8].copy_from_slice(&words[usize::from(c0)].to_le_bytes());
+                pos += usize::from(r0).min(MAX_SYMBOL_LEN);
+                i += 1;
+            }
             continue;
         }
-        let len = usize::from(lens[usize::from(code)]);
-        if len == 0 {
-            return Err(unknown_code(code, what));
-        }
-        out[pos..pos + MAX_SYMBOL_LEN].copy_from_slice(&words[usize::from(code)].to_le_bytes());
-        pos += len;
+        let l0 = usize::from(r0).min(MAX_SYMBOL_LEN);
+        let l1 = usize::from(r1).min(MAX_SYMBOL_LEN);
+        let l2 = usize::from(r2).min(MAX_SYMBOL_LEN);
+        let l3 = usize::from(r3).min(MAX_SYMBOL_LEN);
+        window[..8].copy_from_slice(&words[usize::from(c0)].to_le_bytes());
+        let o1 = l0;
+        window[o1..o1 + 8].copy_from_slice(&words[usize::from(c1)].to_le_bytes());
+        let o2 = o1 + l1;
+        window[o2..o2 + 8].copy_from_slice(&words[usize::from(c2)].to_le_bytes());
+        let o3 = o2 + l2;
+        window[o3..o3 + 8].copy_from_slice(&words[usize::from(c3)].to_le_bytes());
+        pos += o3 + l3;
+        i += 4;
     }
-    // The last few bytes: each store checked against the end.
+    // The last codes: each store checked against the end.
     while i < codes.len() {
         let code = codes[i];
         i += 1;

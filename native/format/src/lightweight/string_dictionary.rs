@@ -210,6 +210,14 @@ pub(crate) fn decode(
             values_out.len()
         )));
     }
+    // The entries with 8 zero bytes after them, so that a value is copied in whole 8-byte
+    // words (a memcpy call per short value costs more than the value): a word may read into
+    // the next entry or the padding, and write past the value's end, which the next value
+    // overwrites; the last words of the output are copied exactly.
+    let mut padded = Vec::with_capacity(values_stored.len() + 8);
+    padded.extend_from_slice(values_stored);
+    padded.resize(values_stored.len() + 8, 0);
+    let total = values_out.len();
     let mut pos = 0usize;
     write_offset(offsets_out, 0, width, 0);
     bitpack::unpack(packed_indices, n, index_width, what, |first, indices| {
@@ -224,11 +232,19 @@ pub(crate) fn decode(
                         first + k
                     ))
                 })?;
-            let next = pos + (e - s);
-            let dst = values_out
-                .get_mut(pos..next)
-                .ok_or_else(|| corrupt("the values decode past the value bytes".into()))?;
-            dst.copy_from_slice(&values_stored[s..e]);
+            let len = e - s;
+            let next = pos + len;
+            if next > total {
+                return Err(corrupt("the values decode past the value bytes".into()));
+            }
+            let words = len.div_ceil(8) * 8;
+            if pos + words <= total {
+                for w in (0..words).step_by(8) {
+                    values_out[pos + w..pos + w + 8].copy_from_slice(&padded[s + w..s + w + 8]);
+                }
+            } else {
+                values_out[pos..next].copy_from_slice(&values_stored[s..e]);
+            }
             pos = next;
             write_offset(offsets_out, first + k + 1, width, pos);
         }
