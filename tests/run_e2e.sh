@@ -65,13 +65,20 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
-SUITES="${E2E_SUITES:-cache loading faults damage memory metrics comet install}"
+SUITES="${E2E_SUITES:-cache loading faults damage memory metrics connect comet install}"
 DAMAGE_VERSIONS="${E2E_DAMAGE_VERSIONS:-3.5.9 4.3.0}"
 V4_VERSIONS="${E2E_V4_VERSIONS:-3.5.9 4.3.0}"
 # One version per jar line: the first 3.5.x and the last 4.x asked for.
 PER_JAR_LINE="$(printf '%s\n' $VERSIONS | grep -m1 '^3\.5\.' || true) $(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)"
 INSTALL_VERSIONS="${E2E_INSTALL_VERSIONS:-$PER_JAR_LINE}"
 FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$PER_JAR_LINE}"
+# Spark Connect is a Spark 4 suite: by default the last 4.x asked for.
+CONNECT_VERSIONS="${E2E_CONNECT_VERSIONS:-$(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)}"
+# The Spark Connect client's Python dependencies (pyspark[connect] less pyspark), pinned; the
+# PySpark 4.1 and 4.3 clients both run with these.
+CONNECT_CLIENT_PINS=(grpcio==1.85.3 grpcio-status==1.85.3 protobuf==6.33.6
+                     googleapis-common-protos==1.76.0 pandas==2.3.3 numpy==2.4.6 pyarrow==26.0.1
+                     zstandard==0.25.0)
 source "$ROOT/scripts/lib/pyspark-env.sh"
 source "$ROOT/scripts/lib/comet-env.sh"
 source "$ROOT/scripts/lib/versions.sh"
@@ -98,6 +105,11 @@ timed() {
   timings+=("$(printf '%-44s %4ds  %s' "$label" $((SECONDS - began)) "$([[ $rc == 0 ]] && echo ok || echo FAILED)")")
   [[ $rc == 0 ]] || failed_logs+=("$label|$log")
   return $rc
+}
+
+# The Connect client's dependencies into the PySpark virtualenv VENV (quick once installed).
+connect_client_deps() {
+  "$1/bin/pip" install -q --disable-pip-version-check "${CONNECT_CLIENT_PINS[@]}"
 }
 
 # The install suite's release, staged once per run (scripts/release.sh) with the wheel checked
@@ -277,6 +289,21 @@ for version in $VERSIONS; do
         "$ROOT/tests/e2e_metrics.py" "$port"; then
       echo "run_e2e: FAILED for pyspark $version (metrics)" >&2
       status=1
+    fi
+  fi
+  if [[ " $SUITES " == *" connect "* && " $CONNECT_VERSIONS " == *" $version "* ]]; then
+    if [[ "$version" != 4.* ]]; then
+      echo "run_e2e: pyspark $version: suite connect runs on Spark 4 only, skipped"
+    else
+      # The script starts the Connect server (spark-submit, local[2], the jar and the serializer)
+      # and stops it; it talks to it only through the Connect client.
+      echo "run_e2e: pyspark $version, through Spark Connect (the jar on the server, a Connect client)"
+      if ! timed "pyspark $version connect: client deps" connect_client_deps "$venv" \
+          || ! timed "pyspark $version connect" timeout --kill-after=30 600 \
+            "$venv/bin/python" "$ROOT/tests/e2e_connect.py" "$jar"; then
+        echo "run_e2e: FAILED for pyspark $version (connect)" >&2
+        status=1
+      fi
     fi
   fi
   if [[ " $SUITES " == *" install "* && " $INSTALL_VERSIONS " == *" $version "* ]]; then
