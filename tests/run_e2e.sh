@@ -32,6 +32,15 @@
 #     Spark's JmxSink on the executor, whose JMX agent listens on a free 127.0.0.1 port: the
 #     counters read through the sink must match the work done, printing
 #     "e2e-metrics: N passed, N failed".
+#   - tests/e2e_connect.py (suite "connect", Spark 4 only) on E2E_CONNECT_VERSIONS (default: the
+#     last 4.x of PYSPARK_VERSIONS), with plain python after the Connect client's dependencies
+#     (CONNECT_CLIENT_PINS) are pip-installed into the virtualenv: it starts a Spark Connect
+#     server (spark-submit --class ...SparkConnectServer, local[2], a free 127.0.0.1 port) with
+#     the jar and only the serializer and onUnavailable=fail of ours (plus TableCachePlugin and
+#     a CsvSink for its checks), caches the type matrix from a Connect client (df.cache(),
+#     persist MEMORY_ONLY / MEMORY_AND_DISK / DISK_ONLY, CACHE TABLE), compares every query with
+#     the uncached rows, checks the server wrote the expected V3 frames and decoded them, and
+#     stops the server, printing "e2e-connect: N passed, N failed" (about 40 s);
 #   - tests/e2e_comet.py on the 4.1.x versions (Comet 1.2 is built for Spark 4.1), with the Comet
 #     jar resolved from Maven Central (scripts/lib/comet-env.sh) and Comet switched on as its docs
 #     say, on local[2]: every cached Comet scan and aggregate must equal the uncached query, our
@@ -57,7 +66,8 @@
 #   tests/run_e2e.sh                          # build the jars if missing, run every version
 #   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
 #   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "loading", "faults",
-#                                             # "damage", "memory", "metrics", "comet", "install")
+#                                             # "damage", "memory", "metrics", "connect",
+#                                             # "comet", "install")
 #   E2E_FAULT_VERSIONS="3.5.9 4.0.1 4.1.3 4.3.0" tests/run_e2e.sh   # fault suite on every version
 #   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite (default: smoke)
 #   TABLECACHE_JAR=/path/to/tablecache.jar PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh
