@@ -32,6 +32,15 @@
 #     Spark's JmxSink on the executor, whose JMX agent listens on a free 127.0.0.1 port: the
 #     counters read through the sink must match the work done, printing
 #     "e2e-metrics: N passed, N failed".
+#   - tests/e2e_connect.py (suite "connect", Spark 4 only) on E2E_CONNECT_VERSIONS (default: the
+#     last 4.x of PYSPARK_VERSIONS), with plain python after the Connect client's dependencies
+#     (CONNECT_CLIENT_PINS) are pip-installed into the virtualenv: it starts a Spark Connect
+#     server (spark-submit --class ...SparkConnectServer, local[2], a free 127.0.0.1 port) with
+#     the jar and only the serializer and onUnavailable=fail of ours (plus TableCachePlugin and
+#     a CsvSink for its checks), caches the type matrix from a Connect client (df.cache(),
+#     persist MEMORY_ONLY / MEMORY_AND_DISK / DISK_ONLY, CACHE TABLE), compares every query with
+#     the uncached rows, checks the server wrote the expected V3 frames and decoded them, and
+#     stops the server, printing "e2e-connect: N passed, N failed" (about 40 s);
 #   - tests/e2e_comet.py on the 4.1.x versions (Comet 1.2 is built for Spark 4.1), with the Comet
 #     jar resolved from Maven Central (scripts/lib/comet-env.sh) and Comet switched on as its docs
 #     say, on local[2]: every cached Comet scan and aggregate must equal the uncached query, our
@@ -57,7 +66,8 @@
 #   tests/run_e2e.sh                          # build the jars if missing, run every version
 #   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
 #   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "loading", "faults",
-#                                             # "damage", "memory", "metrics", "comet", "install")
+#                                             # "damage", "memory", "metrics", "connect",
+#                                             # "comet", "install")
 #   E2E_FAULT_VERSIONS="3.5.9 4.0.1 4.1.3 4.3.0" tests/run_e2e.sh   # fault suite on every version
 #   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite (default: smoke)
 #   TABLECACHE_JAR=/path/to/tablecache.jar PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh
@@ -65,13 +75,20 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
-SUITES="${E2E_SUITES:-cache loading faults damage memory metrics comet install}"
+SUITES="${E2E_SUITES:-cache loading faults damage memory metrics connect comet install}"
 DAMAGE_VERSIONS="${E2E_DAMAGE_VERSIONS:-3.5.9 4.3.0}"
 V4_VERSIONS="${E2E_V4_VERSIONS:-3.5.9 4.3.0}"
 # One version per jar line: the first 3.5.x and the last 4.x asked for.
 PER_JAR_LINE="$(printf '%s\n' $VERSIONS | grep -m1 '^3\.5\.' || true) $(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)"
 INSTALL_VERSIONS="${E2E_INSTALL_VERSIONS:-$PER_JAR_LINE}"
 FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$PER_JAR_LINE}"
+# Spark Connect is a Spark 4 suite: by default the last 4.x asked for.
+CONNECT_VERSIONS="${E2E_CONNECT_VERSIONS:-$(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)}"
+# The Spark Connect client's Python dependencies (pyspark[connect] less pyspark), pinned; the
+# PySpark 4.1 and 4.3 clients both run with these.
+CONNECT_CLIENT_PINS=(grpcio==1.85.3 grpcio-status==1.85.3 protobuf==6.33.6
+                     googleapis-common-protos==1.76.0 pandas==2.3.3 numpy==2.4.6 pyarrow==26.0.1
+                     zstandard==0.25.0)
 source "$ROOT/scripts/lib/pyspark-env.sh"
 source "$ROOT/scripts/lib/comet-env.sh"
 source "$ROOT/scripts/lib/versions.sh"
@@ -98,6 +115,11 @@ timed() {
   timings+=("$(printf '%-44s %4ds  %s' "$label" $((SECONDS - began)) "$([[ $rc == 0 ]] && echo ok || echo FAILED)")")
   [[ $rc == 0 ]] || failed_logs+=("$label|$log")
   return $rc
+}
+
+# The Connect client's dependencies into the PySpark virtualenv VENV (quick once installed).
+connect_client_deps() {
+  "$1/bin/pip" install -q --disable-pip-version-check "${CONNECT_CLIENT_PINS[@]}"
 }
 
 # The install suite's release, staged once per run (scripts/release.sh) with the wheel checked
@@ -277,6 +299,21 @@ for version in $VERSIONS; do
         "$ROOT/tests/e2e_metrics.py" "$port"; then
       echo "run_e2e: FAILED for pyspark $version (metrics)" >&2
       status=1
+    fi
+  fi
+  if [[ " $SUITES " == *" connect "* && " $CONNECT_VERSIONS " == *" $version "* ]]; then
+    if [[ "$version" != 4.* ]]; then
+      echo "run_e2e: pyspark $version: suite connect runs on Spark 4 only, skipped"
+    else
+      # The script starts the Connect server (spark-submit, local[2], the jar and the serializer)
+      # and stops it; it talks to it only through the Connect client.
+      echo "run_e2e: pyspark $version, through Spark Connect (the jar on the server, a Connect client)"
+      if ! timed "pyspark $version connect: client deps" connect_client_deps "$venv" \
+          || ! timed "pyspark $version connect" timeout --kill-after=30 600 \
+            "$venv/bin/python" "$ROOT/tests/e2e_connect.py" "$jar"; then
+        echo "run_e2e: FAILED for pyspark $version (connect)" >&2
+        status=1
+      fi
     fi
   fi
   if [[ " $SUITES " == *" install "* && " $INSTALL_VERSIONS " == *" $version "* ]]; then
