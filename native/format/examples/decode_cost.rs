@@ -3,7 +3,7 @@
 //! `valgrind --tool=callgrind` (instructions do not depend on a noisy machine). Run it with
 //! `REPEATS` 0 and N and divide the difference by N for the cost of one decode of every batch.
 //!
-//! `cargo run --release -p tablecache-format --example decode_cost -- FILE.arrow COLUMN v3|v4 REPEATS [lz4|zstd|none]`
+//! `cargo run --release -p tablecache-format --example decode_cost -- FILE.arrow COLUMN v3|v4 REPEATS [lz4|zstd|adaptive|none]`
 
 use std::fs::File;
 
@@ -14,7 +14,7 @@ use tablecache_format::{decode, write, Codec, Format, WriteOptions};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [path, column, format, repeats, rest @ ..] = args.as_slice() else {
-        return Err("usage: FILE.arrow COLUMN v3|v4 REPEATS [lz4|zstd|none]".into());
+        return Err("usage: FILE.arrow COLUMN v3|v4 REPEATS [lz4|zstd|adaptive|none]".into());
     };
     let format = match format.as_str() {
         "v3" => Format::V3,
@@ -24,6 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let codec = match rest.first().map(String::as_str) {
         None | Some("lz4") => Codec::Lz4,
         Some("zstd") => Codec::Zstd,
+        Some("adaptive") => Codec::Adaptive,
         Some("none") => Codec::None,
         Some(other) => return Err(format!("codec {other}").into()),
     };

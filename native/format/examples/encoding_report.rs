@@ -6,7 +6,7 @@
 //! tables.
 //!
 //! `cargo run --release -p tablecache-format --example encoding_report -- [--rows 10000]
-//!  [--codec lz4|zstd|none] FILE.arrow...`
+//!  [--codec lz4|zstd|adaptive|none] FILE.arrow...`
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -15,7 +15,8 @@ use arrow_array::RecordBatch;
 use arrow_ipc::reader::FileReader;
 use arrow_select::concat::concat_batches;
 use tablecache_format::{
-    buffer_encodings, decode, write, Codec, EncodingPolicy, Format, Frame, StoredCodec, WriteOptions,
+    buffer_encodings, decode, write, Codec, EncodingPolicy, Format, Frame, StoredCodec,
+    WriteOptions,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -30,6 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 codec = match args.next().as_deref() {
                     Some("lz4") => Codec::Lz4,
                     Some("zstd") => Codec::Zstd,
+                    Some("adaptive") => Codec::Adaptive,
                     Some("none") => Codec::None,
                     other => return Err(format!("--codec {other:?}").into()),
                 }

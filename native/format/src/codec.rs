@@ -17,18 +17,23 @@ pub enum Codec {
     Zstd,
     /// LZ4, but stored raw when compression saves less than 1/8.
     Auto,
+    /// LZ4, or zstd for a payload where zstd stores at most four fifths of what lz4 does (text
+    /// whose repeats lie far apart or need entropy coding: JSON, URLs, log messages); raw when
+    /// neither saves an eighth.
+    Adaptive,
 }
 
 impl Codec {
-    /// The id that crosses JNI (`0 none, 1 lz4, 2 zstd, 3 auto`).
+    /// The id that crosses JNI (`0 none, 1 lz4, 2 zstd, 3 auto, 4 adaptive`).
     pub fn from_id(id: i32) -> Result<Codec> {
         match id {
             0 => Ok(Codec::None),
             1 => Ok(Codec::Lz4),
             2 => Ok(Codec::Zstd),
             3 => Ok(Codec::Auto),
+            4 => Ok(Codec::Adaptive),
             other => Err(Error::InvalidArgument(format!(
-                "unknown codec id {other} (0 none, 1 lz4, 2 zstd, 3 auto)"
+                "unknown codec id {other} (0 none, 1 lz4, 2 zstd, 3 auto, 4 adaptive)"
             ))),
         }
     }
@@ -82,13 +87,7 @@ pub(crate) fn compress_into(raw: &[u8], codec: Codec, out: &mut Vec<u8>) -> Resu
         }
         Codec::Lz4 | Codec::Auto => {
             let start = out.len();
-            out.resize(
-                start + lz4_flex::block::get_maximum_output_size(raw.len()),
-                0,
-            );
-            let written = lz4_flex::block::compress_into(raw, &mut out[start..])
-                .map_err(|e| Error::Internal(format!("lz4 compression failed: {e}")))?;
-            out.truncate(start + written);
+            let written = lz4_into(raw, out)?;
             if codec == Codec::Auto && written > raw.len() - raw.len() / 8 {
                 out.truncate(start);
                 out.extend_from_slice(raw);
@@ -96,15 +95,87 @@ pub(crate) fn compress_into(raw: &[u8], codec: Codec, out: &mut Vec<u8>) -> Resu
             }
             Ok(StoredCodec::Lz4)
         }
-        Codec::Zstd => {
+        Codec::Adaptive => {
             let start = out.len();
-            out.resize(start + zstd::zstd_safe::compress_bound(raw.len()), 0);
-            let written = zstd::bulk::compress_to_buffer(raw, &mut out[start..], ZSTD_LEVEL)
-                .map_err(|e| Error::Internal(format!("zstd compression failed: {e}")))?;
-            out.truncate(start + written);
+            let lz4 = lz4_into(raw, out)?;
+            if zstd_may_pay(raw, lz4) {
+                let mut zstd = Vec::new();
+                zstd_into(raw, &mut zstd)?;
+                if zstd.len() * 5 <= lz4 * 4 {
+                    out.truncate(start);
+                    out.extend_from_slice(&zstd);
+                    return Ok(StoredCodec::Zstd);
+                }
+            }
+            if lz4 > raw.len() - raw.len() / 8 {
+                out.truncate(start);
+                out.extend_from_slice(raw);
+                return Ok(StoredCodec::None);
+            }
+            Ok(StoredCodec::Lz4)
+        }
+        Codec::Zstd => {
+            zstd_into(raw, out)?;
             Ok(StoredCodec::Zstd)
         }
     }
+}
+
+/// Appends the lz4 block of `raw` to `out`; its length.
+fn lz4_into(raw: &[u8], out: &mut Vec<u8>) -> Result<usize> {
+    let start = out.len();
+    out.resize(
+        start + lz4_flex::block::get_maximum_output_size(raw.len()),
+        0,
+    );
+    let written = lz4_flex::block::compress_into(raw, &mut out[start..])
+        .map_err(|e| Error::Internal(format!("lz4 compression failed: {e}")))?;
+    out.truncate(start + written);
+    Ok(written)
+}
+
+/// Appends the zstd frame of `raw` to `out`; its length.
+fn zstd_into(raw: &[u8], out: &mut Vec<u8>) -> Result<usize> {
+    let start = out.len();
+    out.resize(start + zstd::zstd_safe::compress_bound(raw.len()), 0);
+    let written = zstd::bulk::compress_to_buffer(raw, &mut out[start..], ZSTD_LEVEL)
+        .map_err(|e| Error::Internal(format!("zstd compression failed: {e}")))?;
+    out.truncate(start + written);
+    Ok(written)
+}
+
+/// Payloads smaller than this stay with lz4 under [`Codec::Adaptive`]: what zstd could save on
+/// them does not pay for a second compression.
+const ADAPTIVE_MIN_BYTES: usize = 16 << 10;
+/// Bytes of each piece [`zstd_may_pay`] compresses with both codecs.
+const ADAPTIVE_PIECE: usize = 16 << 10;
+
+/// Whether zstd may store at most four fifths of lz4's `lz4` bytes for `raw`: never when lz4
+/// already keeps a tenth or less (an encoded body: the encodings took what zstd would find) or
+/// the payload is small; else judged from up to three evenly spaced pieces compressed both
+/// ways, so that the whole payload is compressed twice only where zstd is likely to be kept.
+fn zstd_may_pay(raw: &[u8], lz4: usize) -> bool {
+    if raw.len() < ADAPTIVE_MIN_BYTES || lz4 * 10 <= raw.len() {
+        return false;
+    }
+    let pieces = (raw.len() / ADAPTIVE_PIECE).clamp(1, 3);
+    let stride = raw.len() / pieces;
+    let (mut lz4_sample, mut zstd_sample) = (0usize, 0usize);
+    let mut scratch = Vec::new();
+    for i in 0..pieces {
+        let piece = &raw[i * stride..(i * stride + ADAPTIVE_PIECE).min(raw.len())];
+        scratch.clear();
+        let (Ok(l), Ok(z)) = (
+            lz4_into(piece, &mut scratch),
+            zstd_into(piece, &mut scratch),
+        ) else {
+            return false;
+        };
+        lz4_sample += l;
+        zstd_sample += z;
+    }
+    // A little slack: the sample decides whether to try, the whole payload whether to keep.
+    zstd_sample * 10 <= lz4_sample * 9
 }
 
 /// Checks that `raw_len` is reachable from `stored_len` bytes with `codec`, so
@@ -219,4 +290,54 @@ pub(crate) fn crc32c(bytes: &[u8]) -> u32 {
 /// CRC32C continued over more bytes.
 pub(crate) fn crc32c_append(crc: u32, bytes: &[u8]) -> u32 {
     crc32c::crc32c_append(crc, bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(raw: &[u8]) -> (StoredCodec, usize) {
+        let mut out = Vec::new();
+        let codec = compress_into(raw, Codec::Adaptive, &mut out).unwrap();
+        let back = decompress(&out, codec, raw.len(), &|| "t".into()).unwrap();
+        assert_eq!(&back[..], raw);
+        (codec, out.len())
+    }
+
+    #[test]
+    fn adaptive_takes_zstd_where_it_stores_four_fifths_of_lz4_or_less() {
+        // JSON events: small alphabets and numbers, which zstd's entropy coding takes.
+        let mut x = 99u64;
+        let json: Vec<u8> = (0..3000)
+            .flat_map(|i| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                format!(
+                    "{{\"user_id\":{},\"event\":\"{}\",\"amount\":{}}}",
+                    x >> 44,
+                    ["click", "view", "buy"][i % 3],
+                    (x >> 20) % 100_000
+                )
+                .into_bytes()
+            })
+            .collect();
+        let mut lz4 = Vec::new();
+        lz4_into(&json, &mut lz4).unwrap();
+        let (codec, len) = stored(&json);
+        assert_eq!(codec, StoredCodec::Zstd);
+        assert!(len * 5 <= lz4.len() * 4, "{len} vs lz4 {}", lz4.len());
+        // Long runs: lz4 keeps little enough that zstd is not tried.
+        assert_eq!(stored(&vec![7u8; 100_000]).0, StoredCodec::Lz4);
+        // Random bytes: neither saves an eighth.
+        let random: Vec<u8> = (0..100_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        assert_eq!(stored(&random).0, StoredCodec::None);
+        // Small payloads stay with lz4.
+        assert_eq!(stored(&json[..4000]).0, StoredCodec::Lz4);
+    }
 }

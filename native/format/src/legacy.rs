@@ -22,7 +22,7 @@ pub(crate) fn write(batch: &RecordBatch, codec: Codec) -> Result<Vec<u8>> {
     }
     let compression = match codec {
         Codec::None => None,
-        Codec::Lz4 | Codec::Auto => Some(CompressionType::LZ4_FRAME),
+        Codec::Lz4 | Codec::Auto | Codec::Adaptive => Some(CompressionType::LZ4_FRAME),
         Codec::Zstd => Some(CompressionType::ZSTD),
     };
     let fail = |e: arrow_schema::ArrowError| Error::Internal(format!("Arrow IPC writer: {e}"));

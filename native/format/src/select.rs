@@ -4,7 +4,7 @@
 
 use crate::body::BodyParts;
 use crate::body_v4;
-use crate::codec::{self, Codec};
+use crate::codec::{self, Codec, StoredCodec};
 use crate::encodings::{sample_runs, split_into, Encoding};
 use crate::error::{Error, Result};
 use crate::layout::BufferKind;
@@ -155,7 +155,10 @@ pub(crate) fn choose_buffer_cost(
                         && body_v4::expansion_allowed(len as u64, stored as u64, row_bound) =>
                 {
                     match (encoding, codec) {
-                        (BufferEncoding::Fsst, Codec::Lz4 | Codec::Zstd | Codec::Auto) => {
+                        (
+                            BufferEncoding::Fsst,
+                            Codec::Lz4 | Codec::Zstd | Codec::Auto | Codec::Adaptive,
+                        ) => {
                             let compressed = lightweight::fsst_stored(buffer)
                                 .and_then(|bytes| sampled_cost(bytes, codec, text_sample(bytes)));
                             compressed.map_or(stored as u64, |c| c.min(stored as u64))
@@ -209,14 +212,20 @@ fn general_cost(encoding: BufferEncoding, codec: Codec, buffer: &Analysis<'_>) -
     compressed_cost(bytes, codec, buffer.bytes.len())
 }
 
-/// What `codec` makes of `sample`, scaled from the sample's length to `full_len`.
+/// What `codec` makes of `sample`, scaled from the sample's length to `full_len`. Under
+/// [`Codec::Adaptive`], bytes zstd stores are priced at five fourths (what the codec itself asks
+/// of zstd before it takes it over lz4), so that an encoding that decodes fast is not traded for
+/// zstd's slower decode to save a few percent.
 fn compressed_cost(sample: &[u8], codec: Codec, full_len: usize) -> Option<u64> {
     if sample.is_empty() {
         return None;
     }
     let mut compressed = Vec::new();
-    codec::compress_into(sample, codec, &mut compressed).ok()?;
-    let cost = compressed.len().min(sample.len()) as u64;
+    let used = codec::compress_into(sample, codec, &mut compressed).ok()?;
+    let mut cost = compressed.len().min(sample.len()) as u64;
+    if codec == Codec::Adaptive && used == StoredCodec::Zstd {
+        cost = cost * 5 / 4;
+    }
     Some((cost * full_len as u64).div_ceil(sample.len() as u64))
 }
 

@@ -203,7 +203,13 @@ fn random_batch(seed: u64, rows: usize, cols: usize) -> RecordBatch {
 }
 
 const FORMATS: [Format; 4] = [Format::V4, Format::V3, Format::V2, Format::Legacy];
-const CODECS: [Codec; 4] = [Codec::None, Codec::Lz4, Codec::Zstd, Codec::Auto];
+const CODECS: [Codec; 5] = [
+    Codec::None,
+    Codec::Lz4,
+    Codec::Zstd,
+    Codec::Auto,
+    Codec::Adaptive,
+];
 const ENCODINGS: [EncodingPolicy; 3] = [
     EncodingPolicy::Auto,
     EncodingPolicy::Pinned(Encoding::Plain),

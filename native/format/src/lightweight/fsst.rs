@@ -171,7 +171,9 @@ fn decode_into(stored: &[u8], out: &mut [u8], what: &str) -> Result<()> {
     // overwritten by what follows, or checked below). Lengths are at most 8 (the table says
     // so; `min` lets the compiler see it), so every store lies inside the window.
     while let (Some(&[c0, c1, c2, c3]), Some(window)) = (
-        codes.get(i..i + 4).and_then(|c| <&[u8; 4]>::try_from(c).ok()),
+        codes
+            .get(i..i + 4)
+            .and_then(|c| <&[u8; 4]>::try_from(c).ok()),
         out.get_mut(pos..pos + 32)
             .and_then(|w| <&mut [u8; 32]>::try_from(w).ok()),
     ) {

@@ -9,7 +9,12 @@ public enum Codec {
   LZ4(1),
   ZSTD(2),
   /** lz4, but a payload is stored raw when compression saves less than 1/8. */
-  AUTO(3);
+  AUTO(3),
+  /**
+   * lz4, or zstd for a payload where zstd stores at most four fifths of lz4's bytes (text such as
+   * JSON, URLs, log messages); raw when neither saves 1/8.
+   */
+  ADAPTIVE(4);
 
   /** Largest expansion one stored byte can produce in the LZ4 block format. */
   public static final long LZ4_MAX_RATIO = 255;
@@ -67,9 +72,13 @@ public enum Codec {
       case "auto":
       case "3":
         return AUTO;
+      case "adaptive":
+      case "4":
+        return ADAPTIVE;
       default:
         throw new TableCacheException(
-            Kind.INVALID_ARGUMENT, "unknown codec '" + name + "' (expected none, lz4, zstd, auto)");
+            Kind.INVALID_ARGUMENT,
+            "unknown codec '" + name + "' (expected none, lz4, zstd, auto, adaptive)");
     }
   }
 }

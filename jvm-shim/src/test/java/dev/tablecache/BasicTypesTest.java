@@ -78,7 +78,9 @@ class BasicTypesTest {
     assertKind(Kind.INVALID_ARGUMENT, () -> Codec.parse("snappy"));
     assertKind(Kind.INVALID_ARGUMENT, () -> Codec.parse(null));
     assertEquals(Codec.AUTO, Codec.fromId(3));
-    assertKind(Kind.INVALID_ARGUMENT, () -> Codec.fromId(4));
+    assertEquals(Codec.ADAPTIVE, Codec.parse(" Adaptive "));
+    assertEquals(Codec.ADAPTIVE, Codec.fromId(4));
+    assertKind(Kind.INVALID_ARGUMENT, () -> Codec.fromId(5));
   }
 
   @Test
