@@ -21,7 +21,7 @@ sizes; shuffle partitions), caches e2e_cache.py's type-matrix table with df.cach
 df.persist(MEMORY_ONLY / MEMORY_AND_DISK / DISK_ONLY), CACHE TABLE on the view and CACHE TABLE
 ... AS SELECT, and compares every query with the same query uncached (exact rows). After each
 cache it checks, from the sink's first report taken after the work, that the server wrote
-exactly the expected number of V3 frames (and no frame of another format) and that the queries
+exactly the expected number of V4 frames (the default format) (and no frame of another format) and that the queries
 were decoded by tablecache's reader: Spark's default serializer (the fallback) moves neither.
 The server is stopped at the end, also on failure or SIGTERM. Prints "e2e-connect: N passed,
 N failed" last.
@@ -242,7 +242,7 @@ def run(spark, metrics, results):
           flush=True)
 
     def settle(name, want_frames):
-        """The counters moved since the last settle: exactly want_frames V3 frames written, none
+        """The counters moved since the last settle: exactly want_frames V4 frames written, none
         of another format, and batches decoded by tablecache's reader."""
         nonlocal state
         now = metrics.settled()
@@ -251,9 +251,9 @@ def run(spark, metrics, results):
         moved = {k: now[k] - state[k] for k in now}
         state = now
         print(f"e2e-connect: {name}: counters moved {moved}", flush=True)
-        check(f"{name}: tablecache wrote {want_frames} V3 frames",
-              moved["framesWritten.v3"] == want_frames
-              and all(moved[f"framesWritten.{f}"] == 0 for f in FORMATS if f != "v3"),
+        check(f"{name}: tablecache wrote {want_frames} V4 frames",
+              moved["framesWritten.v4"] == want_frames
+              and all(moved[f"framesWritten.{f}"] == 0 for f in FORMATS if f != "v4"),
               f"counters moved: {moved}")
         check(f"{name}: tablecache decoded the cached batches", moved["read.batchesDecoded"] > 0,
               f"counters moved: {moved}")

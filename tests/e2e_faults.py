@@ -358,30 +358,39 @@ def varint(value):
             return bytes(out)
 
 
+def entry_len(version):
+    """A directory entry's bytes: V3's 20, V4's 24 (it states the decoded length too)."""
+    if version not in (3, 4):
+        raise AssertionError(f"not a V3 or V4 frame: version {version}")
+    return 24 if version == 4 else 20
+
+
 def frame_length(data, at):
-    """A contiguous V3 frame's length from its header and directory."""
+    """A contiguous V3 or V4 frame's length from its header and directory."""
+    width = entry_len(data[at + 4])
     column_count, schema_len, stats_len = struct.unpack_from("<III", data, at + 12)
     directory_at = at + 28 + schema_len + stats_len
-    stored = sum(struct.unpack_from("<I", data, directory_at + 20 * i + 4)[0]
+    stored = sum(struct.unpack_from("<I", data, directory_at + width * i + 4)[0]
                  for i in range(column_count))
-    return directory_at + 20 * column_count - at + stored
+    return directory_at + width * column_count - at + stored
 
 
 def parse_frame(frame):
-    """Header and V3 directory of a frame; verifies every checksum so that offsets are right."""
-    if frame[:4] != MAGIC or frame[4] != 3:
-        raise AssertionError(f"not a V3 frame: {frame[:5].hex()}")
+    """Header and V3/V4 directory of a frame; verifies every checksum so that offsets are right."""
+    if frame[:4] != MAGIC:
+        raise AssertionError(f"not a frame: {frame[:5].hex()}")
+    width = entry_len(frame[4])
     flags = frame[5]
     row_count, column_count, schema_len, stats_len, meta_checksum = struct.unpack_from(
         "<IIIII", frame, 8)
     if (flags >> 1) & 3 != 1:
         raise AssertionError(f"frame checksum kind is not CRC32C: flags {flags:#x}")
     directory_at = 28 + schema_len + stats_len
-    payload_start = directory_at + 20 * column_count
+    payload_start = directory_at + width * column_count
     entries = []
     for i in range(column_count):
         offset, stored_len, raw_len, checksum, codec = struct.unpack_from(
-            "<IIIIB", frame, directory_at + 20 * i)
+            "<IIIIB", frame, directory_at + width * i)
         entries.append(dict(offset=offset, stored_len=stored_len, raw_len=raw_len,
                             checksum=checksum, codec=codec))
     end = payload_start + sum(e["stored_len"] for e in entries)

@@ -91,22 +91,23 @@ def main():
         rows_input = spark.range(0, ROWS, 1, P)
         table = rows_input.cache()
         # count() selects no column: every batch is served from its row count, none decoded.
-        moved = step("cache v3 from rows", lambda: table.count(),
-                     {"framesWritten.v3": BATCHES, "framesWritten.v4": 0, "framesWritten.v2": 0,
+        # V4 is the default format.
+        moved = step("cache v4 from rows", lambda: table.count(),
+                     {"framesWritten.v4": BATCHES, "framesWritten.v3": 0, "framesWritten.v2": 0,
                       "framesWritten.legacy": 0, "framesWritten.unsafeRows": BATCHES,
                       "write.unsafeRowInputBytes": UNSAFE_ROW_BYTES * ROWS,
                       "write.arrowInputBytes": 0, "read.batchesRowsOnly": BATCHES,
                       "read.batchesDecoded": 0},
                      positive=("write.storedBytes", "write.encodeNanos"))
         stored = moved.get("write.storedBytes", 0)
-        # Consecutive longs: byte stream split and lz4 store them in far fewer bytes.
+        # Consecutive longs: a delta encoding stores them in far fewer bytes.
         check("stored bytes below input bytes", 0 < stored < UNSAFE_ROW_BYTES * ROWS, stored)
 
         pruned = []
         step("filter keeps exactly the batches that may match",
              lambda: pruned.append(table.filter(f"id < {KEEP * R}").count()),
              {"read.batchesKept": KEEP, "read.batchesPruned": BATCHES - KEEP,
-              "read.batchesDecoded": KEEP, "framesWritten.v3": 0},
+              "read.batchesDecoded": KEEP, "framesWritten.v4": 0},
              positive=("read.decodeNanos",),
              zero=("read.liveDecodedBatches", "native.liveHandles", "native.liveBytes",
                    "allocatorLeaks", "blocksDropped", "blocksDamagedAgain"))
@@ -117,7 +118,7 @@ def main():
         # Other ids than the first table's, so the plan cannot match that cache.
         arrow_table = spark.range(ROWS, 2 * ROWS, 1, P).cache()
         step("cache v2 through Arrow vectors", lambda: arrow_table.count(),
-             {"framesWritten.v2": BATCHES, "framesWritten.v3": 0,
+             {"framesWritten.v2": BATCHES, "framesWritten.v4": 0,
               "framesWritten.unsafeRows": 0, "write.unsafeRowInputBytes": 0,
               "write.arrowInputBytes": ARROW_BATCH_BYTES * BATCHES},
              positive=("write.storedBytes",))

@@ -16,8 +16,8 @@ public final class TableCacheConf {
 
   public static final String PREFIX = "spark.tablecache.";
   /**
-   * v3 | v4 | v2 | legacy: the preferred frame format (older ones are the fallback). v4 is opt-in:
-   * v3 stays the default until V4's encodings are benchmarked.
+   * v4 (default) | v3 | v2 | legacy: the preferred frame format; a library that cannot write it
+   * writes the next older one (V4, V3, V2, legacy).
    */
   static final String FORMAT = PREFIX + "format";
   /** true | false: write partition statistics (needed for batch pruning). */
@@ -89,7 +89,7 @@ public final class TableCacheConf {
     int zeroCopyMinRows = intConf(conf, ZERO_COPY_MIN_ROWS, Math.max(1, batchRows / 2));
     WriteOptions options =
         WriteOptions.builder()
-            .preferredFormat(format(conf.getConfString(FORMAT, "v3")))
+            .preferredFormat(format(conf.getConfString(FORMAT, "v4")))
             .stats(boolConf(conf, STATS, true))
             .codec(Codec.parse(conf.getConfString(CODEC, "lz4")))
             .encodingPolicy(EncodingPolicy.parse(conf.getConfString(ENCODING, "auto")))
@@ -147,7 +147,7 @@ public final class TableCacheConf {
         return CacheFormat.LEGACY;
       default:
         throw new IllegalArgumentException(
-            FORMAT + " must be v3, v4, v2 or legacy, got '" + value + "'");
+            FORMAT + " must be v4, v3, v2 or legacy, got '" + value + "'");
     }
   }
 

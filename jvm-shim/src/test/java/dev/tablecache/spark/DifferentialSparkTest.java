@@ -65,7 +65,8 @@ public class DifferentialSparkTest {
     }
   }
 
-  private static final Config DEFAULT = new Config("v3-lz4");
+  /** The default settings: V4, lz4 where it still saves after the encodings. */
+  private static final Config DEFAULT = new Config("v4-lz4");
 
   private static final List<Config> CHUNKED =
       List.of(
@@ -74,9 +75,13 @@ public class DifferentialSparkTest {
               "spark.tablecache.format", "v2",
               "spark.tablecache.codec", "none",
               "spark.tablecache.batchRows", "7"),
-          new Config("v3-lz4-rowread", "spark.tablecache.columnarRead", "false"),
-          // V4 (opt-in): every type through the lightweight encodings, with a codec and alone.
-          new Config("v4-lz4", "spark.tablecache.format", "v4"),
+          new Config(
+              "v3-lz4-rowread",
+              "spark.tablecache.format", "v3",
+              "spark.tablecache.columnarRead", "false"),
+          // V3 (the default before V4), and V4 with the lightweight encodings alone.
+          new Config("v3-lz4", "spark.tablecache.format", "v3"),
+          new Config("v4-adaptive", "spark.tablecache.codec", "adaptive"),
           new Config(
               "v4-none-nostats-rowread",
               "spark.tablecache.format", "v4",
@@ -87,16 +92,19 @@ public class DifferentialSparkTest {
               "legacy-auto", "spark.tablecache.format", "legacy", "spark.tablecache.codec", "auto"),
           new Config(
               "v3-zstd-plain-nostats",
+              "spark.tablecache.format", "v3",
               "spark.tablecache.stats", "false",
               "spark.tablecache.codec", "zstd",
               "spark.tablecache.encoding", "plain"),
           new Config(
               "v3-shortbounds-interpreted",
+              "spark.tablecache.format", "v3",
               "spark.tablecache.stringBoundLimit", "3",
               "spark.sql.codegen.wholeStage", "false",
               "spark.sql.codegen.factoryMode", "NO_CODEGEN"),
           new Config(
               "v3-4kb-batches",
+              "spark.tablecache.format", "v3",
               "spark.tablecache.batchBytes", "4k",
               "spark.tablecache.batchRows", "100000"),
           new Config(
@@ -110,6 +118,7 @@ public class DifferentialSparkTest {
           // The row path without generated code: the row view + interpreted projection.
           new Config(
               "v3-rowread-nocodegen",
+              "spark.tablecache.format", "v3",
               "spark.tablecache.columnarRead", "false",
               "spark.sql.codegen.factoryMode", "NO_CODEGEN"));
 
@@ -198,7 +207,7 @@ public class DifferentialSparkTest {
     // Columnar output, as a columnar engine would read the cache.
     for (Config c :
         List.of(
-            DEFAULT, chunked("v2-none-tinybatches"), chunked("legacy-auto"), chunked("v4-lz4"))) {
+            DEFAULT, chunked("v2-none-tinybatches"), chunked("legacy-auto"), chunked("v3-lz4"))) {
       List<DynamicNode> tests = new ArrayList<>();
       tests.add(DynamicTest.dynamicTest("cache", () -> cache(c)));
       for (String q : COLUMNAR_PROJECTIONS) {
@@ -236,8 +245,8 @@ public class DifferentialSparkTest {
     StorageLevelSparkTest.assertStored(spark, c.level);
     long frames = framesWritten() - written;
     assertTrue(frames > 0, "no frames written: " + TableCacheMetrics.summary());
-    // V4 is written when asked for, and only then (the default stays V3).
-    boolean asksV4 = "v4".equals(c.conf.get("spark.tablecache.format"));
+    // V4 is written by default and when asked for, and only then.
+    boolean asksV4 = "v4".equals(c.conf.getOrDefault("spark.tablecache.format", "v4"));
     assertEquals(
         asksV4 ? frames : 0,
         TableCacheMetrics.FRAMES_WRITTEN_V4.sum() - v4,

@@ -40,8 +40,8 @@ class TableCachePluginSparkTest {
       Dataset<Row> table = spark.range(0, 100 * BATCHES, 1, 4).toDF().cache();
       assertEquals(100L * BATCHES, table.count());
       Map<String, Long> cached = read(namespace);
-      assertEquals(BATCHES, moved(before, cached, "framesWritten.v3"));
-      assertEquals(0, moved(before, cached, "framesWritten.v4"), "V4 is opt-in");
+      assertEquals(BATCHES, moved(before, cached, "framesWritten.v4"), "V4 is the default");
+      assertEquals(0, moved(before, cached, "framesWritten.v3"));
       assertEquals(BATCHES, moved(before, cached, "framesWritten.unsafeRows"));
       // One long column: an UnsafeRow is an 8-byte null bitset plus the value.
       assertEquals(16L * 100 * BATCHES, moved(before, cached, "write.unsafeRowInputBytes"));

@@ -55,13 +55,14 @@ class TableCacheConfTest {
   }
 
   @Test
-  void formatDefaultsToV3AndV4IsOptIn() throws Exception {
-    assertEquals(CacheFormat.V3, settings(null).options().preferredFormat());
+  void formatDefaultsToV4() throws Exception {
+    assertEquals(CacheFormat.V4, settings(null).options().preferredFormat());
+    assertEquals(CacheFormat.V3, withFormat(" V3 ").options().preferredFormat());
     assertEquals(CacheFormat.V4, withFormat(" V4 ").options().preferredFormat());
     assertEquals(CacheFormat.V4, roundTrip(withFormat("v4")).options().preferredFormat());
     assertEquals(CacheFormat.LEGACY, withFormat("legacy").options().preferredFormat());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> withFormat("v5"));
-    assertTrue(e.getMessage().contains("must be v3, v4, v2 or legacy, got 'v5'"), e.getMessage());
+    assertTrue(e.getMessage().contains("must be v4, v3, v2 or legacy, got 'v5'"), e.getMessage());
   }
 
   private static WriteSettings roundTrip(WriteSettings sent) throws Exception {
