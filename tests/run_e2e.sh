@@ -47,7 +47,8 @@
 #     set to each JVM the line runs on besides the machine's 17 (the cache suite's):
 #     8 and 11 for 3.5.x, 21 for 4.x and 25 from 4.2 on; each installed once under
 #     $TABLECACHE_E2E_HOME/jvm by scripts/lib/jvm-env.sh (jvm_home), and skipped with its reason
-#     printed (and listed among the run times) when it cannot be had, printing
+#     printed (and listed among the run times) when it cannot be had (a failure with
+#     TABLECACHE_REQUIRE_JVMS=1), printing
 #     "e2e-jvms: N passed, N failed" and "e2e: N passed, N failed".
 #   - the install paths (suite "install") on E2E_INSTALL_VERSIONS (default: the first 3.5.x and
 #     the last 4.x of PYSPARK_VERSIONS), each against what scripts/release.sh stages once per run
@@ -205,6 +206,8 @@ jvms_suite() {
       rm -f "$err"
       echo "run_e2e: pyspark $version on Java $name SKIPPED: $reason"
       timings+=("$(printf '%-44s %4s  %s' "pyspark $version jvm $name" - "SKIPPED: $reason")")
+      # TABLECACHE_REQUIRE_JVMS=1: a JVM that cannot be had fails the suite instead.
+      [[ "${TABLECACHE_REQUIRE_JVMS:-}" == 1 ]] && ok=1
       continue
     fi
     cat "$err" >&2
