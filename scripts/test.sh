@@ -3,13 +3,18 @@
 #   ./scripts/test.sh          CI-sized suites
 #   ./scripts/test.sh --full   full-sized mutation, soak, concurrency and fault suites
 #                              (same as TABLECACHE_TEST_SCALE=full; tens of minutes more)
+#   ./scripts/test.sh --jvms   also the Spark 4 profile's JUnit suites forked on Java 25, and the
+#                              e2e suite "jvms" with Kryo serialization as well as Java (README
+#                              "Which JVMs"; about 14 minutes more, so not in CI)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+jvms=""
 for arg in "$@"; do
   case "$arg" in
     --full) export TABLECACHE_TEST_SCALE=full ;;
-    *) echo "usage: $0 [--full]" >&2; exit 2 ;;
+    --jvms) jvms=1 ;;
+    *) echo "usage: $0 [--full] [--jvms]" >&2; exit 2 ;;
   esac
 done
 
@@ -95,6 +100,29 @@ if [ -f jvm-shim/pom.xml ] && [ -d jvm-shim/src/test ]; then
       -Dnative.lib.dir.aarch64="$aarch64_dir" -Dtablecache.requireAarch64=$require_aarch64 "${line_flags[@]}" test)
     echo "mvn test -Pspark-$line: $((SECONDS - began)) s"
   done
+  # --jvms: the Spark 4 profile's suites again, forked on Java 25 (scripts/lib/jvm-env.sh),
+  # against Spark 4.2.0, the first Spark that supports 25: Spark 4.0.1's Hadoop 3.4.1 calls
+  # Subject.getSubject, which Java 24 and later refuse (and Java 25 will not start with
+  # -Djava.security.manager=allow); 4.2.0's Hadoop 3.5.0 does not. With the flags Spark 4.2's own
+  # tests pass on it, in its own build directory (main and tests compiled against 4.2.0).
+  # The 3.5 profile cannot run on Java 11: its tests are compiled at release 17 (records,
+  # switch rules, Stream.toList).
+  if [ -n "$jvms" ]; then
+    . scripts/lib/jvm-env.sh
+    if java25="$(jvm_home 25)"; then
+      step "JVM + Spark tests, Spark 4 profile against Spark 4.2.0 on Java 25 ($java25)"
+      began=$SECONDS
+      (cd jvm-shim && mvn -B -q -e -Pspark-4 -Dspark.version=4.2.0 -Darrow.version=19.0.0 \
+        -Dtest.jackson.version=2.21.2 -Dtablecache.build.dir="$PWD/target/spark-4-java25" \
+        -Dnative.lib.dir="$native_dir" -Dnative.lib.dir.aarch64="$aarch64_dir" \
+        -Dtablecache.requireAarch64=$require_aarch64 -Dtest.jvm="$java25/bin/java" \
+        "-Dtest.jvm.extra.args=--add-modules=jdk.incubator.vector --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED" \
+        test)
+      echo "mvn test -Pspark-4 on Java 25: $((SECONDS - began)) s"
+    else
+      step "JVM + Spark tests on Java 25 SKIPPED: no Java 25 (see above)"
+    fi
+  fi
 fi
 
 # Spark's own cache suites (CachedTableSuite, InMemoryColumnarQuerySuite, DatasetCacheSuite,
@@ -112,5 +140,7 @@ fi
 
 if [ -x tests/run_e2e.sh ]; then
   step "end to end through spark-submit"
+  # The suite "jvms" with Java serialization only, unless --jvms (Kryo too: 3 minutes more).
+  [ -n "$jvms" ] || export E2E_JVM_SERIALIZERS="${E2E_JVM_SERIALIZERS:-java}"
   tests/run_e2e.sh
 fi

@@ -49,6 +49,16 @@
 #     top-n, windows, joins, unions, subqueries, a cache of a cache, nested types; AQE on and
 #     off) with Comet's own cache and then ours on local[2] and local-cluster[2,1,1024], each
 #     result equal to the uncached query and to Comet's own cache's.
+#   - the JVMs (suite "jvms") on E2E_JVM_VERSIONS (default: the first 3.5.x and the last 4.x of
+#     PYSPARK_VERSIONS): tests/e2e_jvms.py (a check that the driver and every executor run on the
+#     JVM asked for, then tests/e2e_cache.py in the same session) with Java and Kryo serialization
+#     (E2E_JVM_SERIALIZERS; scripts/test.sh, so CI, passes "java" unless --jvms), with JAVA_HOME
+#     set to each JVM the line runs on besides the machine's 17 (the cache suite's):
+#     8 and 11 for 3.5.x, 21 for 4.x and 25 from 4.2 on; each installed once under
+#     $TABLECACHE_E2E_HOME/jvm by scripts/lib/jvm-env.sh (jvm_home), and skipped with its reason
+#     printed (and listed among the run times) when it cannot be had (a failure with
+#     TABLECACHE_REQUIRE_JVMS=1), printing
+#     "e2e-jvms: N passed, N failed" and "e2e: N passed, N failed".
 #   - the install paths (suite "install") on E2E_INSTALL_VERSIONS (default: the first 3.5.x and
 #     the last 4.x of PYSPARK_VERSIONS), each against what scripts/release.sh stages once per run
 #     into a temporary directory, each resolving its own line's artifact with a fresh ivy cache:
@@ -67,7 +77,7 @@
 #   PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh   # one version
 #   E2E_SUITES=faults tests/run_e2e.sh        # only the fault suite ("cache", "loading", "faults",
 #                                             # "damage", "memory", "metrics", "connect",
-#                                             # "comet", "install")
+#                                             # "comet", "install", "jvms")
 #   E2E_FAULT_VERSIONS="3.5.9 4.0.1 4.1.3 4.3.0" tests/run_e2e.sh   # fault suite on every version
 #   TABLECACHE_TEST_SCALE=full tests/run_e2e.sh   # bigger fault suite (default: smoke)
 #   TABLECACHE_JAR=/path/to/tablecache.jar PYSPARK_VERSIONS=4.0.1 tests/run_e2e.sh
@@ -75,7 +85,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
-SUITES="${E2E_SUITES:-cache loading faults damage memory metrics connect comet install}"
+SUITES="${E2E_SUITES:-cache loading faults damage memory metrics connect comet install jvms}"
 DAMAGE_VERSIONS="${E2E_DAMAGE_VERSIONS:-3.5.9 4.3.0}"
 V4_VERSIONS="${E2E_V4_VERSIONS:-3.5.9 4.3.0}"
 # One version per jar line: the first 3.5.x and the last 4.x asked for.
@@ -89,9 +99,12 @@ CONNECT_VERSIONS="${E2E_CONNECT_VERSIONS:-$(printf '%s\n' $VERSIONS | grep '^4\.
 CONNECT_CLIENT_PINS=(grpcio==1.85.3 grpcio-status==1.85.3 protobuf==6.33.6
                      googleapis-common-protos==1.76.0 pandas==2.3.3 numpy==2.4.6 pyarrow==26.0.1
                      zstandard==0.25.0)
+JVM_VERSIONS="${E2E_JVM_VERSIONS:-$PER_JAR_LINE}"
+JVM_SERIALIZERS="${E2E_JVM_SERIALIZERS:-java kryo}"
 source "$ROOT/scripts/lib/pyspark-env.sh"
 source "$ROOT/scripts/lib/comet-env.sh"
 source "$ROOT/scripts/lib/versions.sh"
+source "$ROOT/scripts/lib/jvm-env.sh"
 
 status=0
 timings=()
@@ -193,6 +206,52 @@ install_suite() {
   return $ok
 }
 
+# Suite "jvms" for one PySpark version: e2e_jvms.py (every JVM of the run is the one asked for,
+# then e2e_cache.py) with Java and Kryo serialization on each JVM the line runs on besides 17
+# (the cache suite's); uses the loop's common=(...). A JVM that cannot be had is skipped with
+# its reason, printed and listed among the run times.
+jvms_suite() {
+  local version="$1" venv="$2" name home prefix serializer err reason began ok=0
+  local -a names extra
+  case "$version" in
+    3.5.*) names=(8 11) ;;
+    4.0.*|4.1.*) names=(21) ;;  # Spark documents Java 25 from 4.2 on
+    *) names=(21 25) ;;
+  esac
+  for name in "${names[@]}"; do
+    err="$(mktemp)"
+    began=$SECONDS
+    if ! home="$(jvm_home "$name" 2>"$err")"; then
+      cat "$err" >&2
+      reason="$(sed -n "s/^jvm-env: Java $name: //p" "$err" | tail -n1)"
+      rm -f "$err"
+      echo "run_e2e: pyspark $version on Java $name SKIPPED: $reason"
+      timings+=("$(printf '%-44s %4s  %s' "pyspark $version jvm $name" - "SKIPPED: $reason")")
+      # TABLECACHE_REQUIRE_JVMS=1: a JVM that cannot be had fails the suite instead.
+      [[ "${TABLECACHE_REQUIRE_JVMS:-}" == 1 ]] && ok=1
+      continue
+    fi
+    cat "$err" >&2
+    rm -f "$err"
+    timings+=("$(printf '%-44s %4ds  %s' "jvm $name: find or install" $((SECONDS - began)) "$home")")
+    prefix="$name."
+    [[ "$name" == 8 ]] && prefix=1.8.
+    for serializer in $JVM_SERIALIZERS; do
+      extra=()
+      if [[ "$serializer" == kryo ]]; then
+        extra=(--conf spark.serializer=org.apache.spark.serializer.KryoSerializer
+               --conf spark.kryo.registrationRequired=true
+               --conf spark.kryo.registrator=dev.tablecache.spark.TableCacheKryoRegistrator)
+      fi
+      echo "run_e2e: pyspark $version on Java $name ($home), $serializer serialization"
+      timed "pyspark $version jvm $name cache ($serializer)" env JAVA_HOME="$home" \
+          "$venv/bin/spark-submit" "${common[@]}" "${extra[@]}" \
+          "$ROOT/tests/e2e_jvms.py" "$home" "$prefix" || ok=1
+    done
+  done
+  return $ok
+}
+
 for version in $VERSIONS; do
   # The wheel goes into the PySpark virtualenv as a user installs it; the jar is the one the
   # installed package picks for this PySpark (tablecache.jar_path()).
@@ -241,6 +300,12 @@ for version in $VERSIONS; do
         echo "run_e2e: FAILED for pyspark $version (v4)" >&2
         status=1
       fi
+    fi
+  fi
+  if [[ " $SUITES " == *" jvms "* && " $JVM_VERSIONS " == *" $version "* ]]; then
+    if ! jvms_suite "$version" "$venv"; then
+      echo "run_e2e: FAILED for pyspark $version (jvms)" >&2
+      status=1
     fi
   fi
   if [[ " $SUITES " == *" loading "* ]]; then
