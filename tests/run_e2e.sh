@@ -8,7 +8,7 @@
 # through spark-submit on local-cluster[2,1,1024] (two executor JVMs) with the jar the installed
 # package picks (tablecache.jar_path()) and spark.tablecache.onUnavailable=fail:
 #   - tests/e2e_cache.py, once with Java serialization and once with Kryo (registrationRequired),
-#     and on E2E_V4_VERSIONS (default 3.5.9 4.3.0) once more writing V4 frames,
+#     and on E2E_V3_VERSIONS (default 3.5.9 4.3.0) once more writing V3 frames (V4 is the default),
 #     each printing "e2e: N passed, N failed";
 #   - python/tests (the installed wheel's configure() and jar_path() against the real PySpark);
 #   - tests/e2e_loading.py three ways (spark-submit --jars with only the serializer set; the same
@@ -87,7 +87,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
 SUITES="${E2E_SUITES:-cache loading faults damage memory metrics connect comet install jvms}"
 DAMAGE_VERSIONS="${E2E_DAMAGE_VERSIONS:-3.5.9 4.3.0}"
-V4_VERSIONS="${E2E_V4_VERSIONS:-3.5.9 4.3.0}"
+V3_VERSIONS="${E2E_V3_VERSIONS:-3.5.9 4.3.0}"
 # One version per jar line: the first 3.5.x and the last 4.x asked for.
 PER_JAR_LINE="$(printf '%s\n' $VERSIONS | grep -m1 '^3\.5\.' || true) $(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)"
 INSTALL_VERSIONS="${E2E_INSTALL_VERSIONS:-$PER_JAR_LINE}"
@@ -291,13 +291,13 @@ for version in $VERSIONS; do
         status=1
       fi
     done
-    # V4 frames (opt-in, spark.tablecache.format=v4) once per jar line.
-    if [[ " $V4_VERSIONS " == *" $version "* ]]; then
-      echo "run_e2e: pyspark $version, V4 frames"
-      if ! timed "pyspark $version cache (java, v4)" \
-          "$venv/bin/spark-submit" "${common[@]}" --conf spark.tablecache.format=v4 \
+    # V3 frames (spark.tablecache.format=v3; V4 is the default) once per jar line.
+    if [[ " $V3_VERSIONS " == *" $version "* ]]; then
+      echo "run_e2e: pyspark $version, V3 frames"
+      if ! timed "pyspark $version cache (java, v3)" \
+          "$venv/bin/spark-submit" "${common[@]}" --conf spark.tablecache.format=v3 \
           "$ROOT/tests/e2e_cache.py"; then
-        echo "run_e2e: FAILED for pyspark $version (v4)" >&2
+        echo "run_e2e: FAILED for pyspark $version (v3)" >&2
         status=1
       fi
     fi

@@ -18,8 +18,8 @@ pub enum Codec {
     /// LZ4, but stored raw when compression saves less than 1/8.
     Auto,
     /// LZ4, or zstd for a payload where zstd stores at most four fifths of what lz4 does (text
-    /// whose repeats lie far apart or need entropy coding: JSON, URLs, log messages); raw when
-    /// neither saves an eighth.
+    /// whose repeats lie far apart or need entropy coding: JSON, URLs, log messages), judged from
+    /// a sample of the payload; raw when the chosen codec saves less than an eighth.
     Adaptive,
 }
 
@@ -97,22 +97,17 @@ pub(crate) fn compress_into(raw: &[u8], codec: Codec, out: &mut Vec<u8>) -> Resu
         }
         Codec::Adaptive => {
             let start = out.len();
-            let lz4 = lz4_into(raw, out)?;
-            if zstd_may_pay(raw, lz4) {
-                let mut zstd = Vec::new();
-                zstd_into(raw, &mut zstd)?;
-                if zstd.len() * 5 <= lz4 * 4 {
-                    out.truncate(start);
-                    out.extend_from_slice(&zstd);
-                    return Ok(StoredCodec::Zstd);
-                }
-            }
-            if lz4 > raw.len() - raw.len() / 8 {
+            let (used, written) = if zstd_pays(raw) {
+                (StoredCodec::Zstd, zstd_into(raw, out)?)
+            } else {
+                (StoredCodec::Lz4, lz4_into(raw, out)?)
+            };
+            if written > raw.len() - raw.len() / 8 {
                 out.truncate(start);
                 out.extend_from_slice(raw);
                 return Ok(StoredCodec::None);
             }
-            Ok(StoredCodec::Lz4)
+            Ok(used)
         }
         Codec::Zstd => {
             zstd_into(raw, out)?;
@@ -145,22 +140,22 @@ fn zstd_into(raw: &[u8], out: &mut Vec<u8>) -> Result<usize> {
 }
 
 /// Payloads smaller than this stay with lz4 under [`Codec::Adaptive`]: what zstd could save on
-/// them does not pay for a second compression.
+/// them does not pay for sampling them.
 const ADAPTIVE_MIN_BYTES: usize = 16 << 10;
-/// Bytes of each piece [`zstd_may_pay`] compresses with both codecs.
+/// Bytes of each piece [`zstd_pays`] compresses with both codecs.
 const ADAPTIVE_PIECE: usize = 16 << 10;
 
-/// Whether zstd may store at most four fifths of lz4's `lz4` bytes for `raw`: never when lz4
-/// already keeps a tenth or less (an encoded body: the encodings took what zstd would find) or
-/// the payload is small; else judged from up to three evenly spaced pieces compressed both
-/// ways, so that the whole payload is compressed twice only where zstd is likely to be kept.
-fn zstd_may_pay(raw: &[u8], lz4: usize) -> bool {
-    if raw.len() < ADAPTIVE_MIN_BYTES || lz4 * 10 <= raw.len() {
+/// Whether zstd stores at most four fifths of what lz4 stores for `raw`, judged from up to three
+/// evenly spaced pieces compressed both ways, so that the payload itself is compressed once.
+/// Never for a small payload, nor where lz4 keeps a tenth of the pieces or less (an encoded body:
+/// the encodings took what zstd would find).
+fn zstd_pays(raw: &[u8]) -> bool {
+    if raw.len() < ADAPTIVE_MIN_BYTES {
         return false;
     }
     let pieces = (raw.len() / ADAPTIVE_PIECE).clamp(1, 3);
     let stride = raw.len() / pieces;
-    let (mut lz4_sample, mut zstd_sample) = (0usize, 0usize);
+    let (mut sampled, mut lz4_sample, mut zstd_sample) = (0usize, 0usize, 0usize);
     let mut scratch = Vec::new();
     for i in 0..pieces {
         let piece = &raw[i * stride..(i * stride + ADAPTIVE_PIECE).min(raw.len())];
@@ -171,11 +166,11 @@ fn zstd_may_pay(raw: &[u8], lz4: usize) -> bool {
         ) else {
             return false;
         };
+        sampled += piece.len();
         lz4_sample += l;
         zstd_sample += z;
     }
-    // A little slack: the sample decides whether to try, the whole payload whether to keep.
-    zstd_sample * 10 <= lz4_sample * 9
+    lz4_sample * 10 > sampled && zstd_sample * 5 <= lz4_sample * 4
 }
 
 /// Checks that `raw_len` is reachable from `stored_len` bytes with `codec`, so

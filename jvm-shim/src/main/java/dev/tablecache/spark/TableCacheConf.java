@@ -22,7 +22,7 @@ public final class TableCacheConf {
   static final String FORMAT = PREFIX + "format";
   /** true | false: write partition statistics (needed for batch pruning). */
   static final String STATS = PREFIX + "stats";
-  /** lz4 | zstd | none | auto. */
+  /** adaptive (default) | lz4 | zstd | none | auto. */
   static final String CODEC = PREFIX + "codec";
   /**
    * auto | byte_stream_split | plain: how each payload's encoding is chosen (auto, the default:
@@ -91,7 +91,7 @@ public final class TableCacheConf {
         WriteOptions.builder()
             .preferredFormat(format(conf.getConfString(FORMAT, "v4")))
             .stats(boolConf(conf, STATS, true))
-            .codec(Codec.parse(conf.getConfString(CODEC, "lz4")))
+            .codec(Codec.parse(conf.getConfString(CODEC, "adaptive")))
             .encodingPolicy(EncodingPolicy.parse(conf.getConfString(ENCODING, "auto")))
             .stringBoundLimit(
                 intConf(conf, STRING_BOUND_LIMIT, WriteOptions.DEFAULT_STRING_BOUND_LIMIT))

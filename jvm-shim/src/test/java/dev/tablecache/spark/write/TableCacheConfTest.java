@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tablecache.CacheFormat;
+import dev.tablecache.Codec;
 import dev.tablecache.Encoding;
 import dev.tablecache.EncodingPolicy;
 import dev.tablecache.TableCacheException;
@@ -57,6 +58,7 @@ class TableCacheConfTest {
   @Test
   void formatDefaultsToV4() throws Exception {
     assertEquals(CacheFormat.V4, settings(null).options().preferredFormat());
+    assertEquals(Codec.ADAPTIVE, settings(null).options().codec(), "the default codec");
     assertEquals(CacheFormat.V3, withFormat(" V3 ").options().preferredFormat());
     assertEquals(CacheFormat.V4, withFormat(" V4 ").options().preferredFormat());
     assertEquals(CacheFormat.V4, roundTrip(withFormat("v4")).options().preferredFormat());
