@@ -170,6 +170,14 @@ pub(crate) fn decode(
             "a dictionary of {count} entries for {n} values"
         )));
     }
+    // Entries are distinct, so all but one (the empty value) take a byte at least: a count the
+    // entry bytes cannot hold is damage, and never sizes the table below.
+    if count > values_stored.len() + 1 {
+        return Err(corrupt(format!(
+            "{count} distinct entries in {} entry bytes",
+            values_stored.len()
+        )));
+    }
     if index_width > 16 || length_width > 32 {
         return Err(corrupt(format!(
             "index width {index_width} (at most 16) or length width {length_width} (at most 32)"
