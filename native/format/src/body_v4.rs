@@ -476,3 +476,132 @@ pub(crate) fn buffer_encodings(stored: &[u8], what: &str) -> Result<Vec<BufferEn
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Array, StringArray};
+
+    /// The exact bytes the best per-buffer encoding stores for `buffer` without a codec.
+    fn best_apart(buffer: &Analysis<'_>, bound: Option<u64>) -> u64 {
+        let chosen = select::choose_buffer(EncodingPolicy::Auto, Codec::None, buffer, bound);
+        let mut out = Vec::new();
+        chosen.unit().encode(buffer, &mut out).unwrap();
+        out.len() as u64
+    }
+
+    /// The oracle for a variable-length node: the string dictionary is chosen when it stores
+    /// fewer bytes than both buffers apart (or an eighth of the plain bytes, where it is taken at
+    /// once), and the buffers apart otherwise; both decode back.
+    #[test]
+    fn a_var_len_node_takes_the_smaller_of_dictionary_and_apart() {
+        let agents = [
+            "Mozilla/5.0 (X11; Linux x86_64)",
+            "curl/8.4.0",
+            "",
+            "Wget/1.21 é",
+        ];
+        let shapes: Vec<(&str, Vec<Option<String>>)> = vec![
+            (
+                "four values",
+                (0..3000)
+                    .map(|i| Some(agents[i * 7 % 4].to_string()))
+                    .collect(),
+            ),
+            (
+                "ids",
+                (0..3000).map(|i| Some(format!("id-{i:08}"))).collect(),
+            ),
+            (
+                "half repeats",
+                (0..3000)
+                    .map(|i| Some(format!("k{}", if i % 2 == 0 { i } else { 7 })))
+                    .collect(),
+            ),
+            (
+                "a thousand paths",
+                (0..3000)
+                    .map(|i| Some(format!("/api/v2/items/{}", i * 7919 % 1000)))
+                    .collect(),
+            ),
+            (
+                "levels with nulls",
+                (0..3000)
+                    .map(|i| {
+                        (i % 11 != 0).then(|| ["INFO", "WARN", "ERROR"][i * 13 % 3].to_string())
+                    })
+                    .collect(),
+            ),
+            (
+                "nulls and text",
+                (0..3000)
+                    .map(|i| (i % 3 != 0).then(|| format!("GET /x/{} took {} ms", i % 50, i % 7)))
+                    .collect(),
+            ),
+        ];
+        let mut dictionaries = 0;
+        for (name, values) in shapes {
+            let array = StringArray::from(values);
+            let data = array.to_data();
+            let parts = BodyParts::collect(&data).unwrap();
+            let (offsets, bytes) = (parts.buffers()[1], parts.buffers()[2]);
+            let offsets_a = Analysis::of(offsets, BufferKind::Offsets(4));
+            let values_a = Analysis::of(bytes, BufferKind::Bytes);
+            let bound = budget::row_bounds(&DataType::Utf8, array.len() as u64)[1];
+            let apart = best_apart(&offsets_a, bound) + best_apart(&values_a, None);
+            let raw = (offsets.len() + bytes.len()) as u64;
+            let choice = choose_var_len(
+                EncodingPolicy::Auto,
+                Codec::None,
+                &offsets_a,
+                bound,
+                &values_a,
+                None,
+            );
+            match choice {
+                VarLenChoice::Dictionary(plan) => {
+                    dictionaries += 1;
+                    let dict = (plan.offsets_len + plan.values_len) as u64;
+                    assert!(
+                        dict < apart || dict * 8 <= raw,
+                        "{name}: {dict} vs {apart} apart"
+                    );
+                }
+                VarLenChoice::Apart(..) => {
+                    if let Some(plan) = string_dictionary::plan(
+                        &offsets_a.values.as_ref().unwrap().values,
+                        bytes,
+                        raw,
+                    ) {
+                        let dict = (plan.offsets_len + plan.values_len) as u64;
+                        assert!(
+                            dict >= apart,
+                            "{name}: apart {apart} but a dictionary of {dict}"
+                        );
+                    }
+                }
+            }
+            // And the whole body round-trips.
+            let mut body = Vec::new();
+            write(
+                &parts,
+                &DataType::Utf8,
+                array.len() as u32,
+                EncodingPolicy::Auto,
+                Codec::None,
+                &mut body,
+            )
+            .unwrap();
+            let plain = decode(&body, &DataType::Utf8, array.len() as u32, None, name).unwrap();
+            let mut expected = Vec::new();
+            parts
+                .write_with(&mut expected, |_, b, out| out.extend_from_slice(b))
+                .unwrap();
+            assert_eq!(plain.as_slice(), &expected[..], "{name}");
+        }
+        assert!(
+            dictionaries >= 2,
+            "the low-cardinality shapes take the dictionary"
+        );
+    }
+}
