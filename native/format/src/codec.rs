@@ -129,14 +129,53 @@ fn lz4_into(raw: &[u8], out: &mut Vec<u8>) -> Result<usize> {
     Ok(written)
 }
 
+thread_local! {
+    /// One zstd compression context per thread, reused: a new context per call zeroes its
+    /// tables every time, which cost more than compressing the samples the writer prices.
+    static ZSTD: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// Appends the zstd frame of `raw` to `out`; its length.
 fn zstd_into(raw: &[u8], out: &mut Vec<u8>) -> Result<usize> {
     let start = out.len();
     out.resize(start + zstd::zstd_safe::compress_bound(raw.len()), 0);
-    let written = zstd::bulk::compress_to_buffer(raw, &mut out[start..], ZSTD_LEVEL)
-        .map_err(|e| Error::Internal(format!("zstd compression failed: {e}")))?;
+    let failed = |e: std::io::Error| Error::Internal(format!("zstd compression failed: {e}"));
+    let written = ZSTD.with(|cell| -> Result<usize> {
+        let mut context = cell.borrow_mut();
+        if context.is_none() {
+            *context = Some(zstd::bulk::Compressor::new(ZSTD_LEVEL).map_err(failed)?);
+        }
+        match context.as_mut() {
+            Some(c) => c.compress_to_buffer(raw, &mut out[start..]).map_err(failed),
+            None => Err(Error::Internal("no zstd context".into())),
+        }
+    })?;
     out.truncate(start + written);
     Ok(written)
+}
+
+/// The codec [`Codec::Adaptive`] takes for `piece` (lz4, zstd or none) and the bytes it stores,
+/// each codec run once on it: what the writer's cost estimates price a sample piece at.
+pub(crate) fn adaptive_piece(piece: &[u8]) -> Result<(StoredCodec, usize)> {
+    let mut scratch = Vec::new();
+    let lz4 = lz4_into(piece, &mut scratch)?;
+    let (codec, len) = if piece.len() >= ADAPTIVE_MIN_BYTES && lz4 * 10 > piece.len() {
+        scratch.clear();
+        let zstd = zstd_into(piece, &mut scratch)?;
+        if zstd * 5 <= lz4 * 4 {
+            (StoredCodec::Zstd, zstd)
+        } else {
+            (StoredCodec::Lz4, lz4)
+        }
+    } else {
+        (StoredCodec::Lz4, lz4)
+    };
+    Ok(if len > piece.len() - piece.len() / 8 {
+        (StoredCodec::None, piece.len())
+    } else {
+        (codec, len)
+    })
 }
 
 /// Payloads smaller than this stay with lz4 under [`Codec::Adaptive`]: what zstd could save on
@@ -144,8 +183,10 @@ fn zstd_into(raw: &[u8], out: &mut Vec<u8>) -> Result<usize> {
 const ADAPTIVE_MIN_BYTES: usize = 16 << 10;
 /// Bytes of each piece [`zstd_pays`] compresses with both codecs.
 const ADAPTIVE_PIECE: usize = 16 << 10;
+/// Pieces [`zstd_pays`] takes at most.
+const ADAPTIVE_PIECES: usize = 4;
 
-/// Whether zstd stores at most four fifths of what lz4 stores for `raw`, judged from up to three
+/// Whether zstd stores at most four fifths of what lz4 stores for `raw`, judged from up to four
 /// evenly spaced pieces compressed both ways, so that the payload itself is compressed once.
 /// Never for a small payload, nor where lz4 keeps a tenth of the pieces or less (an encoded body:
 /// the encodings took what zstd would find).
@@ -153,12 +194,15 @@ fn zstd_pays(raw: &[u8]) -> bool {
     if raw.len() < ADAPTIVE_MIN_BYTES {
         return false;
     }
-    let pieces = (raw.len() / ADAPTIVE_PIECE).clamp(1, 3);
+    // Each piece centred in its share of the payload, so that none starts at a body's header
+    // and offsets, which compress unlike the value bytes that make up most of it.
+    let pieces = (raw.len() / ADAPTIVE_PIECE).clamp(1, ADAPTIVE_PIECES);
     let stride = raw.len() / pieces;
     let (mut sampled, mut lz4_sample, mut zstd_sample) = (0usize, 0usize, 0usize);
     let mut scratch = Vec::new();
     for i in 0..pieces {
-        let piece = &raw[i * stride..(i * stride + ADAPTIVE_PIECE).min(raw.len())];
+        let start = (i * stride + stride / 2).saturating_sub(ADAPTIVE_PIECE / 2);
+        let piece = &raw[start..(start + ADAPTIVE_PIECE).min(raw.len())];
         scratch.clear();
         let (Ok(l), Ok(z)) = (
             lz4_into(piece, &mut scratch),

@@ -136,7 +136,7 @@ pub(crate) fn choose_buffer_cost(
     }
     let mut best = (len as u64, BufferEncoding::Plain);
     for encoding in V4_PREFERENCE {
-        if !applies(encoding) {
+        if !applies(encoding) || encoding == BufferEncoding::Fsst {
             continue;
         }
         let cost = match encoding {
@@ -154,17 +154,7 @@ pub(crate) fn choose_buffer_cost(
                     if stored < len
                         && body_v4::expansion_allowed(len as u64, stored as u64, row_bound) =>
                 {
-                    match (encoding, codec) {
-                        (
-                            BufferEncoding::Fsst,
-                            Codec::Lz4 | Codec::Zstd | Codec::Auto | Codec::Adaptive,
-                        ) => {
-                            let compressed = lightweight::fsst_stored(buffer)
-                                .and_then(|bytes| sampled_cost(bytes, codec, text_sample(bytes)));
-                            compressed.map_or(stored as u64, |c| c.min(stored as u64))
-                        }
-                        _ => stored as u64,
-                    }
+                    stored as u64
                 }
                 _ => continue,
             },
@@ -173,7 +163,49 @@ pub(crate) fn choose_buffer_cost(
             best = (cost, encoding);
         }
     }
+    // FSST last, from an estimate first: the whole buffer is compressed only where the estimate
+    // beats everything above.
+    if applies(BufferEncoding::Fsst) {
+        if let Some(cost) = fsst_cost(codec, buffer, row_bound, best.0) {
+            best = (cost, BufferEncoding::Fsst);
+        }
+    }
     (best.1, best.0)
+}
+
+/// What FSST would cost for the value bytes `buffer`, if less than `beat`: estimated from FSST's
+/// form of a [`text_sample`] (alone, and with `codec` on top), then, where the estimate beats
+/// `beat`, the exact size of the whole buffer in FSST (which must exist: smaller, decoding back).
+fn fsst_cost(
+    codec: Codec,
+    buffer: &Analysis<'_>,
+    row_bound: Option<u64>,
+    beat: u64,
+) -> Option<u64> {
+    let len = buffer.bytes.len() as u64;
+    let pieces = text_sample(buffer.bytes);
+    let (header, compressed) = lightweight::fsst_sampled(buffer, &pieces)?;
+    let sampled: u64 = pieces.iter().map(|r| r.len() as u64).sum();
+    let scale = |bytes: u64| (bytes * len).div_ceil(sampled.max(1)) + header as u64;
+    let alone = scale(compressed.iter().map(|c| c.len() as u64).sum());
+    let with_codec = match codec {
+        Codec::None => None,
+        _ => compressed
+            .iter()
+            .map(|piece| compressed_cost(piece, codec, piece.len()))
+            .sum::<Option<u64>>()
+            .map(scale),
+    };
+    let estimate = with_codec.map_or(alone, |c| c.min(alone));
+    if estimate >= beat {
+        return None;
+    }
+    let exact = BufferEncoding::Fsst.unit().stored_len(buffer)? as u64;
+    if exact >= len || !body_v4::expansion_allowed(len, exact, row_bound) {
+        return None;
+    }
+    let cost = with_codec.map_or(exact, |c| c.min(exact));
+    (cost < beat).then_some(cost)
 }
 
 /// What `Auto` tries, cheapest to decode first (ties go to the earlier). The string dictionary
@@ -220,12 +252,20 @@ fn compressed_cost(sample: &[u8], codec: Codec, full_len: usize) -> Option<u64> 
     if sample.is_empty() {
         return None;
     }
-    let mut compressed = Vec::new();
-    let used = codec::compress_into(sample, codec, &mut compressed).ok()?;
-    let mut cost = compressed.len().min(sample.len()) as u64;
-    if codec == Codec::Adaptive && used == StoredCodec::Zstd {
-        cost = cost * 5 / 4;
-    }
+    let mut cost = if codec == Codec::Adaptive {
+        let (used, len) = codec::adaptive_piece(sample).ok()?;
+        let len = len as u64;
+        if used == StoredCodec::Zstd {
+            len * 5 / 4
+        } else {
+            len
+        }
+    } else {
+        let mut compressed = Vec::new();
+        codec::compress_into(sample, codec, &mut compressed).ok()?;
+        compressed.len() as u64
+    };
+    cost = cost.min(sample.len() as u64);
     Some((cost * full_len as u64).div_ceil(sample.len() as u64))
 }
 
@@ -256,8 +296,14 @@ fn text_sample(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
     } else {
         (TEXT_PIECES, TEXT_PIECE)
     };
+    // Each piece centred in its share, clear of the buffer's first and last bytes.
     let stride = bytes.len() / pieces;
-    (0..pieces).map(|i| i * stride..i * stride + len).collect()
+    (0..pieces)
+        .map(|i| {
+            let start = (i * stride + stride / 2).saturating_sub(len / 2);
+            start..start + len
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -36,26 +36,66 @@ const MIN_BYTES: usize = 4096;
 /// Pieces the trainer samples are cut at this length; FSST's own sampler takes 512-byte lines.
 const SAMPLE_PIECE: usize = 512;
 
-/// A buffer's FSST form, made once per [`Analysis`]: sizing and encoding both need it.
-#[derive(Debug)]
-pub(crate) struct Encoded {
-    stored: Vec<u8>,
+/// A buffer's FSST table and, once asked for, its whole FSST form: made once per [`Analysis`],
+/// since the estimate, the exact size and the encoding all need them.
+#[derive(Debug, Default)]
+pub(crate) struct Cell {
+    table: OnceCell<Option<Table>>,
+    encoded: OnceCell<Option<Vec<u8>>>,
 }
 
-/// The cell an [`Analysis`] keeps the FSST form in.
-pub(crate) type Cell = OnceCell<Option<Encoded>>;
-
-fn encoded<'b>(buffer: &'b Analysis<'_>) -> Option<&'b Encoded> {
-    buffer.fsst.get_or_init(|| make(buffer.bytes)).as_ref()
+/// A table trained on one buffer, with its stored form (the count, lengths and symbols).
+struct Table {
+    compressor: fsst::Compressor,
+    header: Vec<u8>,
 }
 
-/// The FSST form of the analysed buffer's bytes, if FSST applies to them.
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("header_len", &self.header.len())
+            .finish()
+    }
+}
+
+fn table_of<'b>(buffer: &'b Analysis<'_>) -> Option<&'b Table> {
+    buffer
+        .fsst
+        .table
+        .get_or_init(|| train(buffer.bytes))
+        .as_ref()
+}
+
+/// The whole FSST form of the analysed buffer's bytes, if FSST applies to them (it must be
+/// smaller and decode back).
 pub(crate) fn stored<'b>(buffer: &'b Analysis<'_>) -> Option<&'b [u8]> {
-    encoded(buffer).map(|e| e.stored.as_slice())
+    buffer
+        .fsst
+        .encoded
+        .get_or_init(|| {
+            let table = table_of(buffer)?;
+            encode_with(table, buffer.bytes)
+        })
+        .as_deref()
 }
 
-/// Trains a table on `bytes`, compresses them, and checks that the result decodes back.
-fn make(bytes: &[u8]) -> Option<Encoded> {
+/// FSST's form of evenly spaced pieces of the buffer (`pieces` name them): what its size and a
+/// codec's effect on it are estimated from without compressing the whole buffer. `None` where
+/// FSST does not apply.
+pub(crate) fn sampled(
+    buffer: &Analysis<'_>,
+    pieces: &[std::ops::Range<usize>],
+) -> Option<(usize, Vec<Vec<u8>>)> {
+    let table = table_of(buffer)?;
+    let compressed = pieces
+        .iter()
+        .map(|range| table.compressor.compress(&buffer.bytes[range.clone()]))
+        .collect();
+    Some((table.header.len(), compressed))
+}
+
+/// Trains a table on `bytes` (FSST samples them itself).
+fn train(bytes: &[u8]) -> Option<Table> {
     if bytes.len() < MIN_BYTES {
         return None;
     }
@@ -66,23 +106,30 @@ fn make(bytes: &[u8]) -> Option<Encoded> {
     if symbols.len() > MAX_SYMBOLS || symbols.len() != lengths.len() {
         return None;
     }
-    let mut stored = Vec::with_capacity(1 + 9 * symbols.len() + bytes.len() / 2);
-    stored.push(symbols.len() as u8);
-    stored.extend_from_slice(lengths);
+    let mut header = Vec::with_capacity(1 + 9 * symbols.len());
+    header.push(symbols.len() as u8);
+    header.extend_from_slice(lengths);
     for (symbol, &len) in symbols.iter().zip(lengths) {
         let len = usize::from(len);
         if !(1..=MAX_SYMBOL_LEN).contains(&len) {
             return None;
         }
-        stored.extend_from_slice(&symbol.to_u64().to_le_bytes()[..len]);
+        header.extend_from_slice(&symbol.to_u64().to_le_bytes()[..len]);
     }
-    stored.extend_from_slice(&compressor.compress(bytes));
+    Some(Table { compressor, header })
+}
+
+/// Compresses `bytes` with `table`, and checks that the result is smaller and decodes back.
+fn encode_with(table: &Table, bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut stored = Vec::with_capacity(table.header.len() + bytes.len() / 2);
+    stored.extend_from_slice(&table.header);
+    stored.extend_from_slice(&table.compressor.compress(bytes));
     if stored.len() >= bytes.len() {
         return None;
     }
     let mut back = vec![0u8; bytes.len()];
     decode_into(&stored, &mut back, "fsst check").ok()?;
-    (back == bytes).then_some(Encoded { stored })
+    (back == bytes).then_some(stored)
 }
 
 impl BufferUnit for Fsst {
@@ -91,13 +138,13 @@ impl BufferUnit for Fsst {
     }
 
     fn stored_len(&self, buffer: &Analysis<'_>) -> Option<usize> {
-        encoded(buffer).map(|e| e.stored.len())
+        stored(buffer).map(<[u8]>::len)
     }
 
     fn encode(&self, buffer: &Analysis<'_>, out: &mut Vec<u8>) -> Result<()> {
-        let e =
-            encoded(buffer).ok_or_else(|| Error::Internal("fsst of a buffer it refused".into()))?;
-        out.extend_from_slice(&e.stored);
+        let stored =
+            stored(buffer).ok_or_else(|| Error::Internal("fsst of a buffer it refused".into()))?;
+        out.extend_from_slice(stored);
         Ok(())
     }
 

@@ -149,9 +149,14 @@ impl BufferEncoding {
     }
 }
 
-/// The bytes FSST stores for the analysed value bytes, if it applies (made once per analysis).
-pub(crate) fn fsst_stored<'b>(buffer: &'b Analysis<'_>) -> Option<&'b [u8]> {
-    fsst::stored(buffer)
+/// FSST's table length and its form of the named pieces of the analysed value bytes, if FSST
+/// applies (the table is trained once per analysis): what the selector estimates FSST from
+/// before it compresses a whole buffer.
+pub(crate) fn fsst_sampled(
+    buffer: &Analysis<'_>,
+    pieces: &[std::ops::Range<usize>],
+) -> Option<(usize, Vec<Vec<u8>>)> {
+    fsst::sampled(buffer, pieces)
 }
 
 /// Which buffer of a variable-length node a pair encoding's half stores.
@@ -262,7 +267,7 @@ impl<'a> Analysis<'a> {
             values,
             doubles: false,
             alp_plan: std::cell::OnceCell::new(),
-            fsst: fsst::Cell::new(),
+            fsst: fsst::Cell::default(),
         }
     }
 
