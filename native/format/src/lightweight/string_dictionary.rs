@@ -218,64 +218,111 @@ pub(crate) fn decode(
             values_out.len()
         )));
     }
-    // The entries with 8 zero bytes after them, so that a value is copied in whole 8-byte
-    // words (a memcpy call per short value costs more than the value): a word may read into
-    // the next entry or the padding, and write past the value's end, which the next value
-    // overwrites; the last words of the output are copied exactly.
-    let mut padded = Vec::with_capacity(values_stored.len() + 8);
+    // The entries with SLACK zero bytes after them, so that a value of up to SLACK bytes is one
+    // fixed-size copy (a memcpy call per short value costs more than the value): the copy may
+    // read into the next entry or the padding, and write past the value's end, which the next
+    // value overwrites; values near the output's end are copied exactly.
+    let mut padded = Vec::with_capacity(values_stored.len() + SLACK);
     padded.extend_from_slice(values_stored);
-    padded.resize(values_stored.len() + 8, 0);
-    let total = values_out.len();
-    let mut pos = 0usize;
-    write_offset(offsets_out, 0, width, 0);
-    bitpack::unpack(packed_indices, n, index_width, what, |first, indices| {
-        for (k, &index) in indices.iter().enumerate() {
-            let (s, e) = usize::try_from(index)
-                .ok()
-                .and_then(|i| entries.get(i))
-                .copied()
-                .ok_or_else(|| {
-                    corrupt(format!(
-                        "value {} has index {index} into {count} entries",
-                        first + k
-                    ))
-                })?;
-            let len = e - s;
-            let next = pos + len;
-            if next > total {
-                return Err(corrupt("the values decode past the value bytes".into()));
-            }
-            let words = len.div_ceil(8) * 8;
-            if pos + words <= total {
-                for w in (0..words).step_by(8) {
-                    values_out[pos + w..pos + w + 8].copy_from_slice(&padded[s + w..s + w + 8]);
-                }
-            } else {
-                values_out[pos..next].copy_from_slice(&values_stored[s..e]);
-            }
-            pos = next;
-            write_offset(offsets_out, first + k + 1, width, pos);
-        }
-        Ok(())
-    })?;
-    if pos != values_out.len() {
+    padded.resize(values_stored.len() + SLACK, 0);
+    let entries: Vec<(u32, u32)> = entries
+        .iter()
+        .map(|&(s, e)| (s as u32, (e - s) as u32))
+        .collect();
+    let mut values = Values {
+        entries: &entries,
+        padded: &padded,
+        exact: values_stored,
+        out: values_out,
+        pos: 0,
+    };
+    let result = if width == 4 {
+        fill::<4>(
+            &mut values,
+            offsets_out,
+            packed_indices,
+            n,
+            index_width,
+            what,
+        )
+    } else {
+        fill::<8>(
+            &mut values,
+            offsets_out,
+            packed_indices,
+            n,
+            index_width,
+            what,
+        )
+    };
+    result?;
+    if values.pos != values.out.len() {
         return Err(corrupt(format!(
-            "the values decode to {pos} bytes, the descriptor says {}",
-            values_out.len()
+            "the values decode to {} bytes, the descriptor says {}",
+            values.pos,
+            values.out.len()
         )));
     }
     Ok(())
 }
 
-/// Writes offset `i` (in range: the caller sized `out` for `n + 1` offsets and `value` fits the
-/// width, checked above).
-fn write_offset(out: &mut [u8], i: usize, width: usize, value: usize) {
-    let at = i * width;
-    if width == 4 {
-        out[at..at + 4].copy_from_slice(&(value as u32).to_le_bytes());
-    } else {
-        out[at..at + 8].copy_from_slice(&(value as u64).to_le_bytes());
-    }
+/// Bytes past each entry a value's fixed-size copy may read.
+const SLACK: usize = 16;
+
+/// The value bytes being decoded: the entries (start and length in the entry bytes, which the
+/// caller checked lie inside them), the entry bytes with [`SLACK`] after them and without, and
+/// the output with the position reached.
+struct Values<'a> {
+    entries: &'a [(u32, u32)],
+    padded: &'a [u8],
+    exact: &'a [u8],
+    out: &'a mut [u8],
+    pos: usize,
+}
+
+/// Decodes the `n` packed indices into the values and `W`-byte offsets (one loop per width).
+fn fill<const W: usize>(
+    values: &mut Values<'_>,
+    offsets_out: &mut [u8],
+    packed_indices: &[u8],
+    n: usize,
+    index_width: u8,
+    what: &str,
+) -> Result<()> {
+    let total = values.out.len();
+    offsets_out[..W].fill(0);
+    bitpack::unpack(packed_indices, n, index_width, what, |first, indices| {
+        let offsets = offsets_out
+            .get_mut((first + 1) * W..(first + 1 + indices.len()) * W)
+            .ok_or_else(|| Error::Internal(format!("{what}: offsets outside")))?;
+        for (k, (&index, offset)) in indices.iter().zip(offsets.chunks_exact_mut(W)).enumerate() {
+            let Some(&(s, len)) = usize::try_from(index)
+                .ok()
+                .and_then(|i| values.entries.get(i))
+            else {
+                return Err(Error::CorruptEncoding(format!(
+                    "{what}: value {} has index {index} into {} entries",
+                    first + k,
+                    values.entries.len()
+                )));
+            };
+            let (s, len) = (s as usize, len as usize);
+            let pos = values.pos;
+            let next = pos + len;
+            if next + SLACK <= total && len <= SLACK {
+                values.out[pos..pos + SLACK].copy_from_slice(&values.padded[s..s + SLACK]);
+            } else if next <= total {
+                values.out[pos..next].copy_from_slice(&values.exact[s..s + len]);
+            } else {
+                return Err(Error::CorruptEncoding(format!(
+                    "{what}: the values decode past the value bytes"
+                )));
+            }
+            values.pos = next;
+            offset.copy_from_slice(&(next as u64).to_le_bytes()[..W]);
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
