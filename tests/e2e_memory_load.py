@@ -34,12 +34,15 @@ ROWS = int(os.environ.get("E2E_MEMORY_ROWS", "1000000"))
 TABLE_SQL = f"""
 SELECT id, CAST(id % 97 AS INT) AS k, xxhash64(id) AS l, sha2(CAST(id AS STRING), 256) AS h,
        concat('row-', CAST(id AS STRING), '-', substr(sha2(CAST(id AS STRING), 224), 1, 24)) AS s,
-       CAST(id AS DOUBLE) / 7 AS x
+       CAST(id AS DOUBLE) / 7 AS x,
+       -- Random hex: about 64 bytes a row in any encoding, so that even V4's cache stays several
+       -- times larger than storage memory.
+       sha2(CAST(id AS STRING), 512) AS h2
 FROM range(0, {ROWS}, 1, 24)
 """
 QUERIES = [
     "SELECT k, count(*), max(h), min(s), sum(l % 1000), max(x) FROM t GROUP BY k",
-    "SELECT count(*), max(h), min(h), max(s), sum(id) FROM t",
+    "SELECT count(*), max(h), min(h), max(s), sum(id), max(h2) FROM t",
     "SELECT id, h FROM t WHERE h LIKE 'abc%' OR s LIKE 'row-77777-%'",
 ]
 THREADS = 4
