@@ -91,11 +91,12 @@ public final class TableCacheExtensions extends AbstractFunction1<SparkSessionEx
     private final CachedAggregateRule aggregates;
     private final CometCacheScanRule comet;
     private final ColumnarCacheReadRule rows = new ColumnarCacheReadRule();
-    private final ScanMetricsRule metrics = new ScanMetricsRule();
+    private final ScanMetricsRule metrics;
 
     PostTransitions(SparkSession session) {
       this.aggregates = new CachedAggregateRule(session);
       this.comet = new CometCacheScanRule(session);
+      this.metrics = new ScanMetricsRule(session);
     }
 
     @Override

@@ -194,6 +194,29 @@ class ScanMetricsSparkTest {
     }
   }
 
+  /**
+   * A cache our serializer hands to Spark's default one (a schema beyond the readers' bounds:
+   * nesting one level past 60) does none of our work, so its scan gets no metrics node.
+   */
+  @Test
+  void aCacheOfTheDefaultSerializerHasNoNode() {
+    String expr = "id";
+    for (int i = 1; i < 61; i++) {
+      expr = "named_struct('a', " + expr + ")";
+    }
+    Dataset<Row> deep = spark.range(0, 300, 1, 2).selectExpr("id", expr + " AS c").cache();
+    try {
+      deep.count();
+      Dataset<Row> df = deep.filter("id < 10");
+      assertEquals(10, df.collectAsList().size());
+      SparkPlan plan = SparkLineSupport.classic(df).queryExecution().executedPlan();
+      assertNotNull(SparkTestSupport.cacheScan(df), "reads the cache: " + plan);
+      assertEquals(List.of(), nodes(plan), "no metrics node in\n" + plan);
+    } finally {
+      deep.unpersist(true);
+    }
+  }
+
   // ---- helpers ----
 
   private static void assertScan(
