@@ -21,7 +21,7 @@ import time
 import traceback
 import urllib.request
 
-from harness import Results, session
+from harness import Results, scan_metrics_nodes, session
 
 P, B, R = 4, 3, 200  # partitions, batches per partition, rows per batch
 BATCHES = P * B
@@ -75,26 +75,6 @@ def total(value):
     return value.split("\n", 1)[1].split(" (")[0] if "\n" in value else value.strip()
 
 
-def plan_nodes(df):
-    """The metrics nodes of the executed plan (the adaptive plan's final plan and its stages)."""
-    found = []
-
-    def walk(p):
-        name = p.getClass().getSimpleName()
-        if name == "TableCacheScanMetricsExec":
-            found.append(p)
-        if name == "AdaptiveSparkPlanExec":
-            walk(p.executedPlan())
-        elif name.endswith("QueryStageExec"):
-            walk(p.plan())
-        children = p.children()
-        for i in range(children.size()):
-            walk(children.apply(i))
-
-    walk(df._jdf.queryExecution().executedPlan())
-    return found
-
-
 def main():
     spark = session("tablecache-e2e-sql-metrics", {"spark.sql.autoBroadcastJoinThreshold": "-1"})
     results = Results()
@@ -135,12 +115,13 @@ def main():
                   all(total(v.get(TIME, "0 ms")).endswith(("ms", "s", "m", "h")) for v in nodes)
                   and len(nodes) == len(expected),
                   nodes)
-            exact = sorted(n.metrics().apply("bytesDecoded").value() for n in plan_nodes(df))
+            exact = sorted(n.metrics().apply("bytesDecoded").value()
+                           for n in scan_metrics_nodes(df))
             want_exact = sorted(e[BYTES] for e in expected)
             check(f"{name}: exact bytes decoded on the executed plan's nodes",
                   [max(0, b) for b in exact] == want_exact, f"{exact}, expected {want_exact}")
             if exact_bytes:
-                nanos = [n.metrics().apply("decodeTime").value() for n in plan_nodes(df)]
+                nanos = [n.metrics().apply("decodeTime").value() for n in scan_metrics_nodes(df)]
                 check(f"{name}: decode time > 0 where batches were decoded",
                       all(t > 0 for t in nanos), nanos)
             return rows
