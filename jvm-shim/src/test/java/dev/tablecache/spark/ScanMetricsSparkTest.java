@@ -28,6 +28,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import scala.collection.JavaConverters;
 
 /**
@@ -157,12 +159,15 @@ class ScanMetricsSparkTest {
   /**
    * What Spark reports of a cache of ours is its frames: the relation's size statistic is the
    * sum of its batches' frame bytes, and the block manager's memory size (the Storage tab's,
-   * and REST's {@code memoryUsed}) is that plus the JVM's object headers.
+   * and REST's {@code memoryUsed}) is that plus, for blocks held as objects, the JVM's object
+   * headers, and for serialized blocks the stream's framing (Java serialization: the class
+   * descriptor once per stream, then each batch's row count and length before its frame).
    */
-  @Test
-  void storageSizesAreFrameBytes() {
+  @ParameterizedTest
+  @ValueSource(strings = {"MEMORY_ONLY", "MEMORY_ONLY_SER"})
+  void storageSizesAreFrameBytes(String level) {
     Dataset<Row> s = spark.sql("SELECT id, id % 7 AS m FROM range(0, 3000, 1, 3)");
-    s = s.persist(StorageLevel.MEMORY_ONLY());
+    s = s.persist(StorageLevel.fromString(level));
     try {
       s.count();
       InMemoryRelation relation = SparkTestSupport.cachedRelation(spark, s);
@@ -183,12 +188,15 @@ class ScanMetricsSparkTest {
         }
       }
       assertNotNull(info, "the cache's RDD in the storage info");
+      assertEquals(3, info.numCachedPartitions());
+      assertEquals(0, info.diskSize());
       long overhead = info.memSize() - frameBytes;
-      // Per batch: the NativeCachedBatch object and the byte[]'s header and padding; per
-      // partition: the array that holds them.
+      // Per batch: its object and the byte[]'s header and padding (objects), or its row count,
+      // length and block marks (serialized); per partition: the array that holds them, or the
+      // stream's header and class descriptor.
       assertTrue(
-          overhead >= 0 && overhead <= 64L * frames.size() + 64L * 3,
-          "memory " + info.memSize() + " for " + frameBytes + " frame bytes");
+          overhead >= 0 && overhead <= 64L * frames.size() + 256L * 3,
+          level + ": memory " + info.memSize() + " for " + frameBytes + " frame bytes");
     } finally {
       s.unpersist(true);
     }
