@@ -64,7 +64,8 @@ def metric_values(node):
 
 
 def count(value):
-    """A sum metric's value ("1,200", or on some lines a total line first)."""
+    """A sum metric's value: "1,200" (or, should a line show a total line first, its last
+    line's first figure)."""
     last = value.strip().splitlines()[-1] if "\n" in value else value
     return int(last.split(" (")[0].replace(",", "").strip())
 
@@ -90,9 +91,10 @@ def main():
         spark.catalog.cacheTable("u")
         spark.table("u").count()
 
-        def run(name, sql, expected, exact_bytes):
+        def run(name, sql, expected, decodes):
             """Runs sql under job description name; its SQL execution's metrics nodes must show
-            the expected {metric: value} (one dict per node, in any order)."""
+            the expected {metric: value} (one dict per node, in any order); decodes: whether
+            every node decoded batches (then its decode time must be > 0)."""
             spark.sparkContext.setJobDescription(name)
             try:
                 df = spark.sql(sql)
@@ -120,7 +122,7 @@ def main():
             want_exact = sorted(e[BYTES] for e in expected)
             check(f"{name}: exact bytes decoded on the executed plan's nodes",
                   [max(0, b) for b in exact] == want_exact, f"{exact}, expected {want_exact}")
-            if exact_bytes:
+            if decodes:
                 nanos = [n.metrics().apply("decodeTime").value() for n in scan_metrics_nodes(df)]
                 check(f"{name}: decode time > 0 where batches were decoded",
                       all(t > 0 for t in nanos), nanos)
