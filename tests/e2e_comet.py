@@ -18,7 +18,7 @@ import traceback
 
 from pyspark import StorageLevel
 
-from harness import Results, rows, session, type_matrix_sql
+from harness import Results, rows, scan_metrics_nodes, session, type_matrix_sql
 
 OURS = "dev.tablecache.spark.NativeCachedBatchSerializer"
 
@@ -208,6 +208,15 @@ def main():
         check("conversion off: same rows", off_rows == rows(on))
         check("zero-copy read off: same rows", copying_rows == off_rows)
         check("default again once unset", "TableCacheCometScan" in executed_plan(on))
+        # The scan's SQL metrics node sits below either Comet conversion and counts every batch.
+        batches = cached_relation(spark, flat).cacheBuilder().cachedColumnBuffers().count()
+        for label, df in (("zero-copy read", on), ("Comet's conversion", copying)):
+            got = [(n.metrics().apply("numBatchesRead").value(),
+                    n.metrics().apply("numBatchesDecoded").value(),
+                    n.metrics().apply("bytesDecoded").value() > 0)
+                   for n in scan_metrics_nodes(df)]
+            check(f"{label}: the scan's SQL metrics count every batch",
+                  got == [(batches, batches, True)], f"{got}, {batches} batches")
         flat.unpersist(blocking=True)
 
         # Spark strings that are not UTF-8: Comet's native operators take only UTF-8, so our

@@ -78,3 +78,24 @@ def rows(df, ordered=False):
     query orders them itself."""
     got = [repr(tuple(r)) for r in df.collect()]
     return got if ordered else sorted(got)
+
+
+def scan_metrics_nodes(df):
+    """The TableCacheScanMetrics nodes of df's executed plan (an adaptive plan's final plan and
+    its query stages included), as py4j objects: node.metrics().apply(key).value()."""
+    found = []
+
+    def walk(p):
+        name = p.getClass().getSimpleName()
+        if name == "TableCacheScanMetricsExec":
+            found.append(p)
+        if name == "AdaptiveSparkPlanExec":
+            walk(p.executedPlan())
+        elif name.endswith("QueryStageExec"):
+            walk(p.plan())
+        children = p.children()
+        for i in range(children.size()):
+            walk(children.apply(i))
+
+    walk(df._jdf.queryExecution().executedPlan())
+    return found

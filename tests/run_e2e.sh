@@ -31,7 +31,10 @@
 #   - tests/e2e_metrics.py on local-cluster[1,1,1024] with spark.plugins=...TableCachePlugin and
 #     Spark's JmxSink on the executor, whose JMX agent listens on a free 127.0.0.1 port: the
 #     counters read through the sink must match the work done, printing
-#     "e2e-metrics: N passed, N failed".
+#     "e2e-metrics: N passed, N failed"; then, on E2E_SQL_METRICS_VERSIONS (default: one per jar
+#     line), tests/e2e_sql_metrics.py on local-cluster[2,1,1024] with the UI on a free port: the
+#     SQL metrics of each cache scan node and the cache's storage sizes read through the driver's
+#     REST API, printing "e2e-sql-metrics: N passed, N failed".
 #   - tests/e2e_connect.py (suite "connect", Spark 4 only) on E2E_CONNECT_VERSIONS (default: the
 #     last 4.x of PYSPARK_VERSIONS), with plain python after the Connect client's dependencies
 #     (CONNECT_CLIENT_PINS) are pip-installed into the virtualenv: it starts a Spark Connect
@@ -92,6 +95,7 @@ V3_VERSIONS="${E2E_V3_VERSIONS:-3.5.9 4.3.0}"
 PER_JAR_LINE="$(printf '%s\n' $VERSIONS | grep -m1 '^3\.5\.' || true) $(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)"
 INSTALL_VERSIONS="${E2E_INSTALL_VERSIONS:-$PER_JAR_LINE}"
 FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$PER_JAR_LINE}"
+SQL_METRICS_VERSIONS="${E2E_SQL_METRICS_VERSIONS:-$PER_JAR_LINE}"
 # Spark Connect is a Spark 4 suite: by default the last 4.x asked for.
 CONNECT_VERSIONS="${E2E_CONNECT_VERSIONS:-$(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)}"
 # The Spark Connect client's Python dependencies (pyspark[connect] less pyspark), pinned; the
@@ -364,6 +368,18 @@ for version in $VERSIONS; do
         "$ROOT/tests/e2e_metrics.py" "$port"; then
       echo "run_e2e: FAILED for pyspark $version (metrics)" >&2
       status=1
+    fi
+    if [[ " $SQL_METRICS_VERSIONS " == *" $version "* ]]; then
+      echo "run_e2e: pyspark $version, SQL metrics and storage sizes through the UI's REST API"
+      # The UI on a free port; the extension named (PySpark 3.5 skips its ServiceLoader entry).
+      port="$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+      if ! timed "pyspark $version SQL metrics (REST)" "$venv/bin/spark-submit" "${common[@]}" \
+          --conf spark.ui.enabled=true --conf "spark.ui.port=$port" \
+          --conf spark.sql.extensions=dev.tablecache.spark.TableCacheExtensions \
+          "$ROOT/tests/e2e_sql_metrics.py"; then
+        echo "run_e2e: FAILED for pyspark $version (SQL metrics)" >&2
+        status=1
+      fi
     fi
   fi
   if [[ " $SUITES " == *" connect "* && " $CONNECT_VERSIONS " == *" $version "* ]]; then

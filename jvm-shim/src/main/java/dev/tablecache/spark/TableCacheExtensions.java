@@ -4,6 +4,7 @@ import dev.tablecache.spark.engine.comet.CometCacheScanRule;
 import dev.tablecache.spark.engine.comet.CometReadDefaults;
 import dev.tablecache.spark.plan.CachedAggregateRule;
 import dev.tablecache.spark.plan.ColumnarCacheReadRule;
+import dev.tablecache.spark.plan.ScanMetricsRule;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -84,21 +85,23 @@ public final class TableCacheExtensions extends AbstractFunction1<SparkSessionEx
 
   /**
    * Aggregates answered from stats first (they remove scans), then Comet's conversions of our
-   * scans, then Spark's row consumers of the rest.
+   * scans, then Spark's row consumers of the rest, then every scan's SQL metrics node.
    */
   static final class PostTransitions extends Rule<SparkPlan> {
     private final CachedAggregateRule aggregates;
     private final CometCacheScanRule comet;
     private final ColumnarCacheReadRule rows = new ColumnarCacheReadRule();
+    private final ScanMetricsRule metrics;
 
     PostTransitions(SparkSession session) {
       this.aggregates = new CachedAggregateRule(session);
       this.comet = new CometCacheScanRule(session);
+      this.metrics = new ScanMetricsRule(session);
     }
 
     @Override
     public SparkPlan apply(SparkPlan plan) {
-      return rows.apply(comet.apply(aggregates.apply(plan)));
+      return metrics.apply(rows.apply(comet.apply(aggregates.apply(plan))));
     }
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tablecache.spark.metrics.TableCacheMetrics;
+import dev.tablecache.spark.plan.ScanMetricsNode;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Dataset;
@@ -86,6 +87,9 @@ class ColumnarReadSparkTest {
     SparkPlan child = ((ColumnarToRowExec) plan).child();
     if (child instanceof InputAdapter) {
       child = ((InputAdapter) child).child();
+    }
+    if (child instanceof ScanMetricsNode) { // the scan's SQL metrics, between the two
+      child = ((ScanMetricsNode) child).child();
     }
     if (child instanceof QueryStageExec) {
       child = ((QueryStageExec) child).plan();

@@ -95,7 +95,9 @@ public final class CachedAggregateRule extends Rule<SparkPlan> {
     }
     RDD<CachedBatch> batches = relation.cacheBuilder().cachedColumnBuffers();
     RDD<InternalRow> rows = SerializerCore.readPartialAggregates(batches, slots);
-    return SparkLine.rddScan(plan.output(), rows, "tablecache partial aggregates");
+    // Its own metrics node: the batches answered from stats are this scan's.
+    return new TableCacheScanMetricsExec(
+        SparkLine.rddScan(plan.output(), rows, "tablecache partial aggregates"));
   }
 
   /**

@@ -16,12 +16,16 @@ public final class PhysicalPlans {
 
   /**
    * The scan of one of our caches that {@code plan} is or, under adaptive execution, that the
-   * query stage {@code plan} wraps; else null.
+   * query stage {@code plan} wraps, seen through the scan's metrics node ({@link
+   * ScanMetricsNode}); else null.
    */
   public static InMemoryTableScanExec ourScan(SparkPlan plan) {
     SparkPlan p = plan;
-    while (p instanceof QueryStageExec) {
-      p = ((QueryStageExec) p).plan();
+    while (p instanceof QueryStageExec || p instanceof ScanMetricsNode) {
+      p =
+          p instanceof ScanMetricsNode
+              ? ((ScanMetricsNode) p).child()
+              : ((QueryStageExec) p).plan();
     }
     if (!(p instanceof InMemoryTableScanExec)) {
       return null;

@@ -8,6 +8,7 @@ import dev.tablecache.spark.NativeCachedBatch;
 import dev.tablecache.spark.compat.SparkCompat;
 import dev.tablecache.spark.memory.DecodedMemory;
 import dev.tablecache.spark.memory.TaskAllocator;
+import dev.tablecache.spark.metrics.ScanMetrics;
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,12 +45,22 @@ public final class FrameDecoder implements BatchDecoder {
   private boolean closed;
   /** The decoded batch's native memory, accounted to the task's execution memory. */
   private final DecodedMemory memory = DecodedMemory.forCurrentTask();
+  /** The SQL metrics of the scan node this decoder reads for. */
+  private final ScanMetrics scan;
 
   /**
+   * A decoder for the scan being built on this thread ({@link ScanMetrics#current()}).
+   *
    * @param projection cache column index of every output column (duplicates allowed)
    * @param outputTypes Spark type of every output column
    */
   public FrameDecoder(int[] projection, DataType[] outputTypes) {
+    this(projection, outputTypes, ScanMetrics.current());
+  }
+
+  /** A decoder whose decodes count into {@code scan}. */
+  public FrameDecoder(int[] projection, DataType[] outputTypes, ScanMetrics scan) {
+    this.scan = scan;
     ProjectionSlots slots = new ProjectionSlots(projection, outputTypes);
     decodeColumns = slots.decodeColumns;
     outputSlot = slots.outputSlot;
@@ -66,6 +77,7 @@ public final class FrameDecoder implements BatchDecoder {
   @Override
   public synchronized ColumnarBatch decode(CachedBatch batch) {
     release();
+    long began = System.nanoTime();
     if (closed) {
       throw new IllegalStateException("FrameDecoder is closed (task completed)");
     }
@@ -80,7 +92,26 @@ public final class FrameDecoder implements BatchDecoder {
     for (int i = 0; i < out.length; i++) {
       out[i] = decoded[outputSlot[i]];
     }
+    scan.batchDecoded(decodedBytes(), System.nanoTime() - began);
     return new ColumnarBatch(out, b.numRows());
+  }
+
+  /** The bytes of the decoded batch's buffers (native columns, or Arrow Java vectors). */
+  private long decodedBytes() {
+    long bytes = 0;
+    if (currentColumns != null) {
+      for (NativeColumn c : currentColumns) {
+        for (int i = 0; i < c.bufferCount(); i++) {
+          bytes += c.size(i);
+        }
+      }
+    }
+    if (current != null) {
+      for (FieldVector v : current.getFieldVectors()) {
+        bytes += v.getBufferSize();
+      }
+    }
+    return bytes;
   }
 
   /** Every decoded column read by address: no Arrow Java vector, allocator or loader. */

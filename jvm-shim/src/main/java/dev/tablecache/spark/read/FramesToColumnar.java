@@ -2,6 +2,7 @@ package dev.tablecache.spark.read;
 
 import dev.tablecache.TableCacheException;
 import dev.tablecache.spark.heal.BlockHealer;
+import dev.tablecache.spark.metrics.ScanMetrics;
 import java.util.NoSuchElementException;
 import org.apache.spark.sql.columnar.CachedBatch;
 import org.apache.spark.sql.types.DataType;
@@ -23,6 +24,8 @@ public final class FramesToColumnar extends AbstractIterator<ColumnarBatch> {
   private final Iterator<CachedBatch> in;
   private final BatchDecoder decoder;
   private final BlockHealer healer;
+  /** The SQL metrics of the scan node this iterator was built for. */
+  private final ScanMetrics scan = ScanMetrics.current();
 
   public FramesToColumnar(
       Iterator<CachedBatch> in, int[] projection, DataType[] outputTypes, BlockHealer healer) {
@@ -55,6 +58,7 @@ public final class FramesToColumnar extends AbstractIterator<ColumnarBatch> {
     } catch (Exception e) { // checked ones too: Scala iterators throw IOExceptions undeclared
       throw storedBlockFailed(e);
     }
+    scan.batchRead();
     try {
       return decoder.decode(batch);
     } catch (RuntimeException e) {

@@ -2,6 +2,7 @@ package dev.tablecache.spark.stats;
 
 import dev.tablecache.spark.NativeCachedBatch;
 import dev.tablecache.spark.heal.BlockHealer;
+import dev.tablecache.spark.metrics.ScanMetrics;
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import dev.tablecache.spark.read.BatchDecoder;
 import dev.tablecache.spark.read.FrameDecoder;
@@ -41,6 +42,8 @@ public final class PartialAggregates extends AbstractIterator<InternalRow> {
   /** Only row counts: a batch is served from its header, as a scan without columns is. */
   private final boolean countsOnly;
   private final StatsFirstDecoder decoder = new StatsFirstDecoder();
+  /** The SQL metrics of the scan node this iterator was built for (decoders come later). */
+  private final ScanMetrics scan = ScanMetrics.current();
   private final Iterator<ColumnarBatch> batches;
 
   public PartialAggregates(Iterator<CachedBatch> in, AggregateSlot[] slots, BlockHealer healer) {
@@ -102,7 +105,8 @@ public final class PartialAggregates extends AbstractIterator<InternalRow> {
       for (int i = 0; i < types.length; i++) {
         types[i] = typeOf(columns.get(i));
       }
-      frames = new FrameDecoder(columns.stream().mapToInt(Integer::intValue).toArray(), types);
+      frames =
+          new FrameDecoder(columns.stream().mapToInt(Integer::intValue).toArray(), types, scan);
     }
 
     int positionOf(int column) {
@@ -151,6 +155,7 @@ public final class PartialAggregates extends AbstractIterator<InternalRow> {
       if (pending.isEmpty()) {
         (countsOnly ? TableCacheMetrics.BATCHES_ROWS_ONLY : TableCacheMetrics.BATCHES_FROM_STATS)
             .increment();
+        scan.batchFromStats(); // a count from the header is an answer from the frame too
         return new ColumnarBatch(new ColumnVector[0], b.numRows());
       }
       Decoding next = decodingOf(new ArrayList<>(pending));

@@ -2,6 +2,7 @@ package dev.tablecache.spark.stats;
 
 import dev.tablecache.spark.NativeCachedBatch;
 import dev.tablecache.spark.compat.SparkCompat;
+import dev.tablecache.spark.metrics.ScanMetrics;
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.io.Serializable;
 import java.util.List;
@@ -80,6 +81,8 @@ public final class StatsFilter
   private static final class Filtered extends AbstractIterator<CachedBatch> {
     private final Iterator<CachedBatch> in;
     private final BasePredicate predicate;
+    /** The SQL metrics of the scan node this filter was built for. */
+    private final ScanMetrics scan = ScanMetrics.current();
     private CachedBatch next;
 
     Filtered(Iterator<CachedBatch> in, BasePredicate predicate) {
@@ -96,6 +99,7 @@ public final class StatsFilter
           next = b;
         } else {
           TableCacheMetrics.BATCHES_PRUNED.increment();
+          scan.batchPruned();
         }
       }
       return next != null;

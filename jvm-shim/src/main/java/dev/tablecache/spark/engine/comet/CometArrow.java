@@ -28,6 +28,7 @@ public final class CometArrow {
   private final Method closeSchema;
   private final Method importVector;
   private final Method cometVector;
+  private final Method bufferSize;
 
   private CometArrow(ClassLoader loader) throws ReflectiveOperationException {
     Class<?> cometPackage = Class.forName("org.apache.comet.package$", true, loader);
@@ -57,6 +58,7 @@ public final class CometArrow {
     cometVector =
         Class.forName("org.apache.comet.vector.CometVector", true, loader)
             .getMethod("getVector", valueVector, dictionaries);
+    bufferSize = valueVector.getMethod("getBufferSize");
   }
 
   /**
@@ -97,6 +99,8 @@ public final class CometArrow {
     private final Object array;
     private final Object schema;
     private boolean imported;
+    /** The buffer bytes of the vector {@link #importColumn} made. */
+    long importedBytes;
     final long arrayAddress;
     final long schemaAddress;
 
@@ -118,6 +122,7 @@ public final class CometArrow {
     ColumnVector importColumn() {
       Object vector = call(importVector, null, allocator, array, schema, null);
       imported = true;
+      importedBytes = ((Number) call(bufferSize, vector)).longValue();
       return (ColumnVector) call(cometVector, null, vector, null);
     }
 

@@ -7,6 +7,7 @@ import dev.tablecache.jni.NativeLibrary;
 import dev.tablecache.spark.NativeCachedBatch;
 import dev.tablecache.spark.compat.SparkCompat;
 import dev.tablecache.spark.memory.DecodedMemory;
+import dev.tablecache.spark.metrics.ScanMetrics;
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import dev.tablecache.spark.read.BatchDecoder;
 import dev.tablecache.spark.read.FrameDecoder;
@@ -31,6 +32,8 @@ public final class CometBatchDecoder implements BatchDecoder {
   private final ProjectionSlots slots;
   private ColumnarBatch current;
   private final DecodedMemory memory = DecodedMemory.forCurrentTask();
+  /** The SQL metrics of the scan node this decoder reads for. */
+  private final ScanMetrics scan = ScanMetrics.current();
 
   public CometBatchDecoder(CometArrow comet, int[] projection, DataType[] outputTypes) {
     this.comet = comet;
@@ -67,10 +70,13 @@ public final class CometBatchDecoder implements BatchDecoder {
       if (rows != b.numRows()) {
         throw FrameDecoder.rowCountMismatch(b.numRows(), rows);
       }
+      long bytes = 0;
       for (int i = 0; i < n; i++) {
         decoded[i] = structs[i].importColumn();
+        bytes += structs[i].importedBytes;
         requireUtf8(decoded[i], i);
       }
+      scan.batchDecoded(bytes, System.nanoTime() - began);
       ColumnVector[] out = new ColumnVector[slots.outputSlot.length];
       for (int i = 0; i < out.length; i++) {
         out[i] = decoded[slots.outputSlot[i]];

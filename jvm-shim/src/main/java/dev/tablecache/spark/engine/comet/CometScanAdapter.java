@@ -3,6 +3,7 @@ package dev.tablecache.spark.engine.comet;
 import dev.tablecache.spark.SerializerCore;
 import dev.tablecache.spark.compat.SparkCompat;
 import dev.tablecache.spark.plan.PhysicalPlans;
+import dev.tablecache.spark.plan.ScanMetricsNode;
 import java.io.InvalidObjectException;
 import java.io.ObjectStreamException;
 import java.io.Serializable;
@@ -155,7 +156,10 @@ public final class CometScanAdapter {
               true,
               SparkCompat.classTag(CachedBatch.class));
     }
-    return SerializerCore.readColumnar(batches, relation.output(), scan.attributes(), true);
+    RDD<ColumnarBatch> decoded =
+        SerializerCore.readColumnar(batches, relation.output(), scan.attributes(), true);
+    // Under the scan's metrics node (ScanMetricsRule): its tasks count into that node.
+    return child instanceof ScanMetricsNode ? ((ScanMetricsNode) child).metered(decoded) : decoded;
   }
 
   /** The column-capable scan of one of our caches that {@code plan} is (or stages), else null. */
