@@ -24,6 +24,8 @@ import scala.collection.Iterator;
 public final class PlanProbe implements QueryExecutionListener {
 
   static final String OUR_SERIALIZER = "dev.tablecache.spark.NativeCachedBatchSerializer";
+  /** The pass-through node that holds a cache scan's SQL metrics (named, not linked). */
+  static final String SCAN_METRICS_NODE = "dev.tablecache.spark.plan.TableCacheScanMetricsExec";
 
   static final AtomicLong QUERIES = new AtomicLong();
   static final AtomicLong OUR_SCANS = new AtomicLong();
@@ -102,6 +104,9 @@ public final class PlanProbe implements QueryExecutionListener {
       walk(((InputAdapter) p).child(), underC2R);
     } else if (p instanceof ColumnarToRowExec) {
       walk(((ColumnarToRowExec) p).child(), true);
+    } else if (p.getClass().getName().equals(SCAN_METRICS_NODE)) {
+      // Our SQL-metrics node passes its scan's rows or batches through unchanged.
+      walk(p.children().head(), underC2R);
     } else {
       for (Iterator<SparkPlan> it = p.children().iterator(); it.hasNext(); ) {
         walk(it.next(), false);
