@@ -149,6 +149,127 @@ impl BufferEncoding {
     }
 }
 
+/// Decodes one stored V4 buffer in encoding `id` into `decoded_len` bytes of `kind`'s elements,
+/// after the checks a body's reader makes of its descriptor first (the encoding is known and
+/// applies to `kind`, the stored bytes are no more than the decoded ones, and the expansion
+/// rule holds: at most `row_bound` bytes for a buffer whose size its rows set, else a bounded
+/// multiple of the stored bytes). For the fuzz targets `v4_buffer_*` and tools, which reach
+/// each encoding's decoder without a body around it; a string dictionary's halves decode
+/// together ([`decode_string_dictionary`]).
+pub fn decode_buffer(
+    id: u8,
+    kind: BufferKind,
+    decoded_len: usize,
+    row_bound: Option<u64>,
+    stored: &[u8],
+) -> Result<Vec<u8>> {
+    let what = "buffer";
+    let encoding = BufferEncoding::from_stored(id).ok_or(Error::UnsupportedBufferEncoding(id))?;
+    if !encoding.unit().applies_to(kind) {
+        return Err(Error::CorruptEncoding(format!(
+            "{what} ({kind:?}) cannot be {}",
+            encoding.name()
+        )));
+    }
+    check_declared(decoded_len, stored.len(), row_bound, what)?;
+    let mut out = vec![0u8; decoded_len];
+    encoding
+        .unit()
+        .decode(stored, kind.width(), &mut out, what)?;
+    Ok(out)
+}
+
+/// Encodes `bytes` of `kind` in encoding `id`: `None` when the encoding does not apply to `kind`
+/// or cannot store these bytes (or is half of a pair). What the fuzz targets re-encode a decoded
+/// buffer with, to check that it decodes back the same.
+pub fn encode_buffer(id: u8, kind: BufferKind, bytes: &[u8]) -> Result<Option<Vec<u8>>> {
+    let encoding = BufferEncoding::from_stored(id).ok_or(Error::UnsupportedBufferEncoding(id))?;
+    let unit = encoding.unit();
+    if encoding.pair().is_some() || !unit.applies_to(kind) {
+        return Ok(None);
+    }
+    let analysis = Analysis::of(bytes, kind).with_doubles(kind == BufferKind::Values(8));
+    let Some(len) = unit.stored_len(&analysis) else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(len);
+    unit.encode(&analysis, &mut out)?;
+    Ok(Some(out))
+}
+
+/// Decodes a stored string dictionary (ids 9 and 10) into `offsets_len` bytes of offsets of
+/// `width` bytes and `values_len` value bytes, after the checks a body's reader makes of the
+/// pair's descriptors. For the fuzz target `v4_buffer_string_dictionary` and tools.
+pub fn decode_string_dictionary(
+    offsets_stored: &[u8],
+    values_stored: &[u8],
+    width: usize,
+    offsets_len: usize,
+    values_len: usize,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    let what = "string dictionary";
+    check_declared(offsets_len, offsets_stored.len(), None, what)?;
+    if values_stored.len() > values_len {
+        return Err(Error::CorruptEncoding(format!(
+            "{what}: {} entry bytes for {values_len} value bytes",
+            values_stored.len()
+        )));
+    }
+    let strings = (offsets_len / width.max(1)).saturating_sub(1) as u64;
+    if values_len as u64 > string_dictionary::values_bound(strings, values_stored.len() as u64) {
+        return Err(Error::OverBudget(format!(
+            "{what}: {values_len} value bytes from {} entry bytes for {strings} values",
+            values_stored.len()
+        )));
+    }
+    let (mut offsets, mut values) = (vec![0u8; offsets_len], vec![0u8; values_len]);
+    string_dictionary::decode(
+        offsets_stored,
+        values_stored,
+        width,
+        &mut offsets,
+        &mut values,
+        what,
+    )?;
+    Ok((offsets, values))
+}
+
+/// The stored halves of a string dictionary of the variable-length column whose offsets
+/// (`width` bytes each, 4 or 8) and value bytes these are, or `None` where the dictionary does
+/// not apply. What the fuzz target `v4_buffer_string_dictionary` is seeded with.
+pub fn encode_string_dictionary(
+    offsets: &[u8],
+    width: usize,
+    bytes: &[u8],
+) -> Option<(Vec<u8>, Vec<u8>)> {
+    let values = integers::read_all(offsets, width)?;
+    let plan = string_dictionary::plan(&values, bytes, u64::MAX)?;
+    let (mut offsets_out, mut values_out) = (Vec::new(), Vec::new());
+    string_dictionary::encode(&plan, bytes, &mut offsets_out, &mut values_out);
+    Some((offsets_out, values_out))
+}
+
+/// The reader's rule for a buffer's declared lengths: no more stored than decoded bytes, and no
+/// more decoded bytes than its rows allow (`row_bound`) or its stored ones may expand to.
+fn check_declared(
+    decoded_len: usize,
+    stored_len: usize,
+    row_bound: Option<u64>,
+    what: &str,
+) -> Result<()> {
+    if stored_len > decoded_len {
+        return Err(Error::CorruptEncoding(format!(
+            "{what}: {stored_len} stored bytes for {decoded_len} decoded"
+        )));
+    }
+    if !crate::body_v4::expansion_allowed(decoded_len as u64, stored_len as u64, row_bound) {
+        return Err(Error::OverBudget(format!(
+            "{what}: {decoded_len} decoded bytes from {stored_len} stored"
+        )));
+    }
+    Ok(())
+}
+
 /// FSST's table length and its form of the named pieces of the analysed value bytes, if FSST
 /// applies (the table is trained once per analysis): what the selector estimates FSST from
 /// before it compresses a whole buffer.
