@@ -30,8 +30,8 @@ public final class DecodedSize {
     boolean perColumn = version == 3 || version == 4;
     // The decoded length's offset in an entry: V4 states it after the V3 fields; V2 and V3
     // bodies are plain once decompressed, so their raw_len is it.
-    int entryLen = version == 4 ? FrameParser.V4_ENTRY_LEN : FrameParser.ENTRY_LEN;
-    int decodedAt = version == 4 ? FrameParser.ENTRY_LEN : 8;
+    int entryLen = version == 4 ? DirectoryEntry.V4_LEN : DirectoryEntry.LEN;
+    int decodedAt = version == 4 ? DirectoryEntry.LEN : 8;
     long entries = perColumn ? columnCount : 1;
     if (directory + (long) entryLen * entries > frame.length) {
       return frame.length;

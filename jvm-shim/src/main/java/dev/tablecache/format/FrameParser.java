@@ -29,8 +29,6 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class FrameParser {
 
   static final int HEADER_LEN = Header.LEN;
-  static final int ENTRY_LEN = 20;
-  static final int V4_ENTRY_LEN = 24; // the V3 entry, then the decoded length
   static final int STATS_ENTRY_MIN = 18; // null_count, row_count, size_in_bytes, flags, bound_kind
 
   static final int FLAG_STATS = 1;
@@ -112,7 +110,8 @@ public final class FrameParser {
     }
     long entries = perColumn(format) ? columnCount : 1;
     // All in long: u32 sums cannot overflow, and nothing is allocated before this check.
-    long payloadStart = HEADER_LEN + schemaLen + statsLen + entryLen(format) * entries;
+    long payloadStart =
+        HEADER_LEN + schemaLen + statsLen + (long) DirectoryEntry.lengthIn(format) * entries;
     if (payloadStart > len) {
       throw corrupt(
           "Truncated: sections end at byte " + payloadStart + " but the frame has " + len + " bytes");
@@ -134,9 +133,7 @@ public final class FrameParser {
           "RowCountTooLarge: row count " + rowCount + " exceeds the format's limit of 2147483647");
     }
     boolean encodedFlag = (flags & FLAG_ENCODED) != 0;
-    List<DirectoryEntry> directory =
-        parseDirectory(
-            b, (int) entries, payloadStart, checksumKind, encodedFlag, format == CacheFormat.V4);
+    checkDirectory(b, format, (int) entries, payloadStart, checksumKind, encodedFlag);
     int statsOffset = (int) (HEADER_LEN + schemaLen);
     List<ColumnStats> stats =
         statsFlag ? parseStats(b, statsOffset, (int) statsLen, rowCount, columnCount) : null;
@@ -158,14 +155,9 @@ public final class FrameParser {
         statsLen,
         metaChecksum,
         payloadStart,
-        directory,
+        (int) entries,
         stats,
         null);
-  }
-
-  /** The length of one directory entry of a V2, V3 or V4 frame. */
-  static int entryLen(CacheFormat format) {
-    return format == CacheFormat.V4 ? V4_ENTRY_LEN : ENTRY_LEN;
   }
 
   /** Whether the frame has one directory entry per column (V3, V4) rather than one (V2). */
@@ -174,28 +166,27 @@ public final class FrameParser {
   }
 
   // Check order matches the native parser (mutation tests compare the kinds both report).
-  // selfDescribing: a V4 frame, whose bodies state their own encodings, so its entries are plain.
-  private static List<DirectoryEntry> parseDirectory(
+  private static void checkDirectory(
       byte[] b,
+      CacheFormat format,
       int entries,
       long payloadStart,
       int checksumKind,
-      boolean encodedFlag,
-      boolean selfDescribing) {
+      boolean encodedFlag) {
     long len = b.length;
-    List<DirectoryEntry> out = new ArrayList<>(entries); // bounded: 20 × entries ≤ len
+    // selfDescribing: a V4 frame, whose bodies state their own encodings, so its entries are plain.
+    boolean selfDescribing = format == CacheFormat.V4;
     long expectedOffset = 0;
     boolean anyEncoded = false;
-    int entryLen = selfDescribing ? V4_ENTRY_LEN : ENTRY_LEN;
+    int entryLen = DirectoryEntry.lengthIn(format);
     int base = (int) payloadStart - entryLen * entries;
     for (int i = 0; i < entries; i++) {
       int p = base + entryLen * i;
-      long offset = u32(b, p);
-      long stored = u32(b, p + 4);
-      long raw = u32(b, p + 8);
-      long checksum = u32(b, p + 12);
-      int codec = u8(b, p + 16);
-      int encoding = u8(b, p + 17);
+      DirectoryEntry e = DirectoryEntry.at(b, p, format);
+      long offset = e.offset();
+      long stored = e.storedLen();
+      int codec = e.codecId();
+      int encoding = e.encodingId();
       if (u8(b, p + 18) != 0 || u8(b, p + 19) != 0) {
         throw corrupt("CorruptDirectory: entry " + i + " reserved bytes are not zero");
       }
@@ -235,20 +226,15 @@ public final class FrameParser {
                 + " past the frame end "
                 + len);
       }
-      checkRawLen(i, codec, stored, raw);
-      long decoded = raw;
-      if (selfDescribing) {
-        decoded = u32(b, p + 20);
-        if (decoded % 8 != 0) {
-          throw corrupt(
-              "CorruptDirectory: entry " + i + " decoded length " + decoded
-                  + " is not a multiple of 8");
-        }
+      checkRawLen(i, codec, stored, e.rawLen());
+      if (selfDescribing && e.decodedLen() % 8 != 0) {
+        throw corrupt(
+            "CorruptDirectory: entry " + i + " decoded length " + e.decodedLen()
+                + " is not a multiple of 8");
       }
-      if (checksumKind == ParsedFrame.CHECKSUM_NONE && checksum != 0) {
+      if (checksumKind == ParsedFrame.CHECKSUM_NONE && e.checksum() != 0) {
         throw corrupt("CorruptDirectory: entry " + i + " has a checksum but the kind is NONE");
       }
-      out.add(new DirectoryEntry(offset, stored, raw, decoded, checksum, codec, encoding));
       expectedOffset += stored;
     }
     // Exact both ways, like STATS: a frame has exactly one valid flags byte.
@@ -259,7 +245,6 @@ public final class FrameParser {
     if (end != len) {
       throw corrupt("TrailingBytes: frame ends at byte " + end + " but has " + len + " bytes");
     }
-    return out;
   }
 
   private static void checkRawLen(int i, int codec, long stored, long raw) {
