@@ -55,7 +55,24 @@ public final class FrameParser {
     if (format == CacheFormat.LEGACY) {
       return LegacyStreamParser.parse(frame);
     }
-    return parseFramed(frame, format);
+    return parseFramed(frame, format, true);
+  }
+
+  /**
+   * Checks a V4, V3, V2 or legacy cached batch as {@link #parse} does, and decodes its schema,
+   * but leaves the stats entries for {@link CheckedFrame#stats()} to parse when a reader wants
+   * them: a read that only decodes never pays for them. Their bytes are covered by the metadata
+   * checksum checked here.
+   *
+   * @throws TableCacheException with the kind the native reader would raise
+   */
+  public static CheckedFrame check(byte[] frame) {
+    CacheFormat format = CacheFormat.detect(frame);
+    ParsedFrame parsed =
+        format == CacheFormat.LEGACY
+            ? LegacyStreamParser.parse(frame)
+            : parseFramed(frame, format, false);
+    return parsed.checked();
   }
 
   /**
@@ -77,7 +94,12 @@ public final class FrameParser {
     return SchemaCodec.decode(frame, HEADER_LEN, (int) schemaLen);
   }
 
-  private static ParsedFrame parseFramed(byte[] b, CacheFormat format) {
+  /**
+   * The metadata of a V2, V3 or V4 frame; with {@code withStats} false the stats entries are
+   * neither checked nor parsed, and the result is only a step to its {@link
+   * ParsedFrame#checked()}.
+   */
+  private static ParsedFrame parseFramed(byte[] b, CacheFormat format, boolean withStats) {
     final long len = b.length;
     // Same order as the native reader: flags, then reserved bytes, then the rest of the header,
     // so a short frame fails with the same kind on both sides.
@@ -134,9 +156,7 @@ public final class FrameParser {
     }
     boolean encodedFlag = (flags & FLAG_ENCODED) != 0;
     checkDirectory(b, format, (int) entries, payloadStart, checksumKind, encodedFlag);
-    int statsOffset = (int) (HEADER_LEN + schemaLen);
-    List<ColumnStats> stats =
-        statsFlag ? parseStats(b, statsOffset, (int) statsLen, rowCount, columnCount) : null;
+    List<ColumnStats> stats = statsFlag && withStats ? parseStats(b) : null;
     if (columnCount > Integer.MAX_VALUE) {
       // No schema that fits in a byte[] has 2^31 fields. The native reader finds that out by
       // decoding the schema after the directory and stats, so an undecodable schema wins there.
@@ -277,8 +297,15 @@ public final class FrameParser {
     }
   }
 
-  private static List<ColumnStats> parseStats(
-      byte[] b, int start, int statsLen, long headerRows, long headerColumns) {
+  /**
+   * The stats entries of a frame whose header and metadata checksum are checked and whose STATS
+   * flag is set, with the rules of FORMAT.md section 4.
+   */
+  static List<ColumnStats> parseStats(byte[] b) {
+    long headerRows = u32(b, Header.ROW_COUNT_AT);
+    long headerColumns = u32(b, Header.COLUMN_COUNT_AT);
+    int start = (int) (HEADER_LEN + u32(b, Header.SCHEMA_LEN_AT));
+    int statsLen = (int) u32(b, Header.STATS_LEN_AT);
     int end = start + statsLen;
     if (statsLen < 4) {
       throw corrupt("BadStats: stats section of " + statsLen + " bytes has no column count");

@@ -161,6 +161,16 @@ public final class ParsedFrame {
     return (int) payloadStart - DirectoryEntry.lengthIn(format) * entries;
   }
 
+  /**
+   * What a read takes of this frame from here on: the frame, its schema (decoded now if it was
+   * not yet) and where its directory starts.
+   *
+   * @throws TableCacheException as {@link #schema()}
+   */
+  CheckedFrame checked() {
+    return new CheckedFrame(bytes, schema(), format == CacheFormat.LEGACY ? -1 : directoryAt());
+  }
+
   /** Whether the frame has a stats section (never for legacy). */
   public boolean hasStats() {
     return stats != null;
