@@ -51,6 +51,7 @@ public final class FrameParser {
    * @throws TableCacheException with the kind the native reader would raise
    */
   public static ParsedFrame parse(byte[] frame) {
+    MetadataReads.FRAMES.increment();
     CacheFormat format = CacheFormat.detect(frame);
     if (format == CacheFormat.LEGACY) {
       return LegacyStreamParser.parse(frame);
@@ -67,6 +68,7 @@ public final class FrameParser {
    * @throws TableCacheException with the kind the native reader would raise
    */
   public static CheckedFrame check(byte[] frame) {
+    MetadataReads.FRAMES.increment();
     CacheFormat format = CacheFormat.detect(frame);
     ParsedFrame parsed =
         format == CacheFormat.LEGACY
@@ -80,6 +82,7 @@ public final class FrameParser {
    * native decoder has already validated. Decoded schemas are cached by their bytes.
    */
   public static Schema schemaOf(byte[] frame) {
+    MetadataReads.FRAMES.increment();
     CacheFormat format = CacheFormat.detect(frame);
     if (format == CacheFormat.LEGACY) {
       return LegacyStreamParser.parse(frame).schema();
@@ -302,6 +305,7 @@ public final class FrameParser {
    * flag is set, with the rules of FORMAT.md section 4.
    */
   static List<ColumnStats> parseStats(byte[] b) {
+    MetadataReads.STATS.increment();
     long headerRows = u32(b, Header.ROW_COUNT_AT);
     long headerColumns = u32(b, Header.COLUMN_COUNT_AT);
     int start = (int) (HEADER_LEN + u32(b, Header.SCHEMA_LEN_AT));
