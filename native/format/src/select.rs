@@ -390,8 +390,10 @@ mod tests {
             for data in test_columns::every_column(seed, 97) {
                 let parts = BodyParts::collect(&data).unwrap();
                 for (bytes, spec) in parts.buffers().iter().zip(parts.specs()) {
-                    let analysis = Analysis::of(bytes, spec.kind)
-                        .with_doubles(*spec.node_type == DataType::Float64);
+                    let analysis = Analysis::of(bytes, spec.kind).with_floats(matches!(
+                        spec.node_type,
+                        DataType::Float64 | DataType::Float32
+                    ));
                     let chosen = choose_buffer(EncodingPolicy::Auto, Codec::None, &analysis, None);
                     let stored = |e: BufferEncoding| {
                         let unit = e.unit();

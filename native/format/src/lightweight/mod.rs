@@ -1,7 +1,7 @@
 //! The encodings of one buffer of a V4 column body (FORMAT.md §3.2), each a unit behind
 //! [`BufferUnit`]: plain, BYTE_STREAM_SPLIT, the lightweight integer encodings (constant,
 //! frame of reference, delta, dictionary, run-length), each ending in [`bitpack`], and ALP for
-//! doubles. A V4 body states each buffer's encoding, decoded length and stored length, so an
+//! doubles and floats. A V4 body states each buffer's encoding, decoded length and stored length, so an
 //! encoding may change lengths and carry parameters; the reader needs nothing but the body and
 //! the schema's element widths.
 //!
@@ -188,7 +188,7 @@ pub fn encode_buffer(id: u8, kind: BufferKind, bytes: &[u8]) -> Result<Option<Ve
     if encoding.pair().is_some() || !unit.applies_to(kind) {
         return Ok(None);
     }
-    let analysis = Analysis::of(bytes, kind).with_doubles(kind == BufferKind::Values(8));
+    let analysis = Analysis::of(bytes, kind).with_floats(matches!(kind, BufferKind::Values(4 | 8)));
     let Some(len) = unit.stored_len(&analysis) else {
         return Ok(None);
     };
@@ -348,8 +348,9 @@ pub(crate) struct Analysis<'a> {
     pub(crate) kind: BufferKind,
     /// The elements as integers, when they are integers ([`integers`]).
     pub(crate) values: Option<IntegerValues>,
-    /// Whether the elements are doubles (a Float64 column's values), which ALP may store.
-    pub(crate) doubles: bool,
+    /// Whether the elements are floating point (a Float64 or Float32 column's values), which ALP
+    /// may store.
+    pub(crate) floats: bool,
     /// ALP's plan for the doubles, made once: sizing the buffer and encoding it both need it.
     pub(crate) alp_plan: std::cell::OnceCell<Option<alp::Plan>>,
     /// The FSST form of value bytes, made once for the same reason.
@@ -386,15 +387,15 @@ impl<'a> Analysis<'a> {
             bytes,
             kind,
             values,
-            doubles: false,
+            floats: false,
             alp_plan: std::cell::OnceCell::new(),
             fsst: fsst::Cell::default(),
         }
     }
 
-    /// This analysis of a buffer whose elements are doubles when `doubles` is set.
-    pub(crate) fn with_doubles(self, doubles: bool) -> Self {
-        Analysis { doubles, ..self }
+    /// This analysis of a buffer whose elements are floating point when `floats` is set.
+    pub(crate) fn with_floats(self, floats: bool) -> Self {
+        Analysis { floats, ..self }
     }
 
     /// The element width.
@@ -492,8 +493,9 @@ pub(crate) mod tests {
         if !unit.applies_to(kind) {
             return false;
         }
-        // 8-byte elements are also offered as doubles, so ALP meets integers' bit patterns too.
-        let analysis = Analysis::of(bytes, kind).with_doubles(kind == BufferKind::Values(8));
+        // 4- and 8-byte elements are also offered as floats, so ALP meets integers' bit patterns too.
+        let analysis =
+            Analysis::of(bytes, kind).with_floats(matches!(kind, BufferKind::Values(4 | 8)));
         let Some(len) = unit.stored_len(&analysis) else {
             return false;
         };
@@ -578,8 +580,8 @@ pub(crate) mod tests {
         for encoding in BufferEncoding::ALL {
             let unit = encoding.unit();
             for (bytes, kind) in columns() {
-                let analysis =
-                    Analysis::of(&bytes, kind).with_doubles(kind == BufferKind::Values(8));
+                let analysis = Analysis::of(&bytes, kind)
+                    .with_floats(matches!(kind, BufferKind::Values(4 | 8)));
                 if !unit.applies_to(kind) || unit.stored_len(&analysis).is_none() {
                     continue;
                 }
