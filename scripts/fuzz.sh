@@ -24,7 +24,7 @@ fi
 all_targets=(frame projected_decode stats schema_cache v4_body)
 # One target per V4 buffer encoding's decoder (native/fuzz/src/lib.rs, V4_BUFFER_ENCODINGS).
 for encoding in plain byte_stream_split constant frame_of_reference delta dictionary alp \
-  run_length fsst string_dictionary; do
+  run_length fsst string_dictionary hex; do
   all_targets+=("v4_buffer_$encoding")
 done
 targets=("$@")

@@ -411,8 +411,8 @@ fn the_encodings_by_type_fixture_uses_the_encoding_each_column_names() {
     );
 }
 
-/// The encodings fixture stores a buffer in every V4 encoding, so each golden V4 file of it pins
-/// every decoder; `auto` without a codec never picks BYTE_STREAM_SPLIT (it saves nothing alone).
+/// The encodings fixtures together store a buffer in every V4 encoding, so their golden V4 files
+/// pin every decoder; `auto` without a codec never picks BYTE_STREAM_SPLIT (it saves nothing alone).
 #[test]
 fn the_v4_encodings_fixtures_use_every_buffer_encoding() {
     use std::collections::BTreeSet;
@@ -427,14 +427,18 @@ fn the_v4_encodings_fixtures_use_every_buffer_encoding() {
                 .collect(),
         ),
     ] {
-        let bytes = write(&common::encodings(), &v4(true, codec)).expect("write");
-        let used: BTreeSet<u8> = buffer_encodings(&bytes)
-            .expect("descriptors")
-            .expect("a V4 frame")
-            .into_iter()
-            .flatten()
-            .map(BufferEncoding::id)
-            .collect();
+        let mut used = BTreeSet::new();
+        for batch in [common::encodings(), common::encodings_by_type()] {
+            let bytes = write(&batch, &v4(true, codec)).expect("write");
+            used.extend(
+                buffer_encodings(&bytes)
+                    .expect("descriptors")
+                    .expect("a V4 frame")
+                    .into_iter()
+                    .flatten()
+                    .map(BufferEncoding::id),
+            );
+        }
         let expected: BTreeSet<u8> = expected.into_iter().map(BufferEncoding::id).collect();
         assert_eq!(used, expected, "{codec:?}");
     }

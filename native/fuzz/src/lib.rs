@@ -44,7 +44,7 @@ use tablecache_format::{
 pub type Outcome = Result<(), ErrorKind>;
 
 /// The fuzz targets, by name.
-pub const TARGETS: [&str; 15] = [
+pub const TARGETS: [&str; 16] = [
     "frame",
     "projected_decode",
     "stats",
@@ -60,11 +60,12 @@ pub const TARGETS: [&str; 15] = [
     "v4_buffer_run_length",
     "v4_buffer_fsst",
     "v4_buffer_string_dictionary",
+    "v4_buffer_hex",
 ];
 
 /// The buffer encodings with a `v4_buffer_<name>` target of their own, by id (FORMAT.md §3.2);
 /// the string dictionary's pair (ids 9 and 10) has [`v4_string_dictionary`].
-pub const V4_BUFFER_ENCODINGS: [(&str, u8); 9] = [
+pub const V4_BUFFER_ENCODINGS: [(&str, u8); 10] = [
     ("plain", 0),
     ("byte_stream_split", 1),
     ("constant", 2),
@@ -74,6 +75,7 @@ pub const V4_BUFFER_ENCODINGS: [(&str, u8); 9] = [
     ("alp", 6),
     ("run_length", 7),
     ("fsst", 8),
+    ("hex", 11),
 ];
 
 /// Runs the check of fuzz target `target` on `data`.
@@ -811,6 +813,13 @@ pub fn v4_buffer_seeds() -> Vec<(String, Vec<u8>)> {
         .map(|i| format!("GET /api/v1/orders/{} took {} ms", i * 37 % 1000, i % 90))
         .collect();
     columns.push((BufferKind::Bytes, text.into_bytes()));
+    let digests: String = (0..301u64)
+        .map(|i| format!("{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+        .collect();
+    columns.push((
+        BufferKind::Bytes,
+        digests[..digests.len() - 1].as_bytes().to_vec(),
+    ));
     for (name, id) in V4_BUFFER_ENCODINGS {
         for (kind, bytes) in &columns {
             // Only what the writer could choose: stored no larger than decoded.

@@ -16,6 +16,7 @@ mod delta;
 mod dictionary;
 mod frame_of_reference;
 mod fsst;
+mod hex;
 pub(crate) mod integers;
 mod run_length;
 mod split;
@@ -51,11 +52,13 @@ pub enum BufferEncoding {
     /// A variable-length column's distinct values (with [`BufferEncoding::StringDictionary`] on
     /// its offsets).
     StringDictionaryEntries,
+    /// Value bytes that are all hex digits of one case, two digits per byte.
+    Hex,
 }
 
 impl BufferEncoding {
     /// Every buffer encoding, in id order.
-    pub const ALL: [BufferEncoding; 11] = [
+    pub const ALL: [BufferEncoding; 12] = [
         BufferEncoding::Plain,
         BufferEncoding::ByteStreamSplit,
         BufferEncoding::Constant,
@@ -67,6 +70,7 @@ impl BufferEncoding {
         BufferEncoding::Fsst,
         BufferEncoding::StringDictionary,
         BufferEncoding::StringDictionaryEntries,
+        BufferEncoding::Hex,
     ];
 
     /// The id a buffer descriptor stores.
@@ -83,6 +87,7 @@ impl BufferEncoding {
             BufferEncoding::Fsst => 8,
             BufferEncoding::StringDictionary => 9,
             BufferEncoding::StringDictionaryEntries => 10,
+            BufferEncoding::Hex => 11,
         }
     }
 
@@ -100,6 +105,7 @@ impl BufferEncoding {
             BufferEncoding::Fsst => "fsst",
             BufferEncoding::StringDictionary => "string_dictionary",
             BufferEncoding::StringDictionaryEntries => "string_dictionary_entries",
+            BufferEncoding::Hex => "hex",
         }
     }
 
@@ -131,6 +137,7 @@ impl BufferEncoding {
             BufferEncoding::Fsst => &fsst::Fsst,
             BufferEncoding::StringDictionary => &PairHalf(PairSide::Offsets),
             BufferEncoding::StringDictionaryEntries => &PairHalf(PairSide::Values),
+            BufferEncoding::Hex => &hex::Hex,
         }
     }
 
@@ -280,6 +287,12 @@ pub(crate) fn fsst_sampled(
     fsst::sampled(buffer, pieces)
 }
 
+/// The packed nibbles HEX stores for `bytes` (hex digits of one case, an even count), without
+/// its parameters: what the selector hands a codec to estimate the codec on top of HEX.
+pub(crate) fn hex_packed(bytes: &[u8]) -> Vec<u8> {
+    hex::packed(bytes)
+}
+
 /// Which buffer of a variable-length node a pair encoding's half stores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PairSide {
@@ -355,6 +368,8 @@ pub(crate) struct Analysis<'a> {
     pub(crate) alp_plan: std::cell::OnceCell<Option<alp::Plan>>,
     /// The FSST form of value bytes, made once for the same reason.
     pub(crate) fsst: fsst::Cell,
+    /// Whether value bytes are hex digits of one case, and which, scanned once.
+    pub(crate) hex_case: std::cell::OnceCell<Option<u8>>,
 }
 
 /// A buffer's elements as integers, with what the integer encodings size themselves by.
@@ -390,6 +405,7 @@ impl<'a> Analysis<'a> {
             floats: false,
             alp_plan: std::cell::OnceCell::new(),
             fsst: fsst::Cell::default(),
+            hex_case: std::cell::OnceCell::new(),
         }
     }
 
@@ -515,7 +531,7 @@ pub(crate) mod tests {
             assert_eq!(usize::from(e.id()), i);
             assert_eq!(BufferEncoding::from_stored(e.id()), Some(*e));
         }
-        assert_eq!(BufferEncoding::from_stored(11), None);
+        assert_eq!(BufferEncoding::from_stored(12), None);
     }
 
     fn columns() -> Vec<(Vec<u8>, BufferKind)> {
@@ -555,6 +571,10 @@ pub(crate) mod tests {
             .map(|i| format!("{{\"user\": {i}, \"path\": \"/a/{}\"}}", i % 7))
             .collect();
         out.push((text.into_bytes(), BufferKind::Bytes));
+        let digests: String = (0..300u64)
+            .map(|i| format!("{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+            .collect();
+        out.push((digests.into_bytes(), BufferKind::Bytes));
         out
     }
 

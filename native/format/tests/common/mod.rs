@@ -650,7 +650,8 @@ pub fn encodings_by_type_columns() -> Vec<(String, ArrayRef)> {
         "constant_float64".into(),
         Arc::new(Float64Array::from_iter_values((0..rows).map(|_| 2.5))),
     ));
-    // Variable length: FSST for templated text, the string dictionary for few distinct values.
+    // Variable length: FSST for templated text, the string dictionary for few distinct values,
+    // HEX for digests.
     let text = |r: i64| {
         format!(
             "GET /api/v{}/orders/{} took {} ms from 10.0.{}.{}",
@@ -670,8 +671,14 @@ pub fn encodings_by_type_columns() -> Vec<(String, ArrayRef)> {
         ][(mix(r) % 4) as usize]
             .to_string()
     };
+    // Digests: a 128-bit id in hex, one per row.
+    let digest = |r: i64| format!("{:016x}{:016x}", mix(r), mix(r + 1_000_000));
     type Text = fn(i64) -> String;
-    for (name, value) in [("fsst", text as Text), ("string_dictionary", agent as Text)] {
+    for (name, value) in [
+        ("fsst", text as Text),
+        ("string_dictionary", agent as Text),
+        ("hex", digest as Text),
+    ] {
         let strings = || (0..rows).map(move |r| nulls(r).then(|| value(r)));
         cols.push((
             format!("{name}_utf8"),
