@@ -818,7 +818,7 @@ pub fn v4_buffer_seeds() -> Vec<(String, Vec<u8>)> {
         .collect();
     columns.push((
         BufferKind::Bytes,
-        digests[..digests.len() - 1].as_bytes().to_vec(),
+        digests.as_bytes()[..digests.len() - 1].to_vec(),
     ));
     for (name, id) in V4_BUFFER_ENCODINGS {
         for (kind, bytes) in &columns {
