@@ -1,9 +1,10 @@
 //! The encodings of one buffer of a V4 column body (FORMAT.md §3.2), each a unit behind
 //! [`BufferUnit`]: plain, BYTE_STREAM_SPLIT, the lightweight integer encodings (constant,
-//! frame of reference, delta, dictionary, run-length), each ending in [`bitpack`], and ALP for
-//! doubles and floats. A V4 body states each buffer's encoding, decoded length and stored length, so an
-//! encoding may change lengths and carry parameters; the reader needs nothing but the body and
-//! the schema's element widths.
+//! frame of reference, delta, dictionary, run-length), each ending in [`bitpack`], ALP for
+//! doubles and floats, FSST and hex digits for value bytes, and the string dictionary over a
+//! variable-length column's offsets and value bytes together. A V4 body states each buffer's
+//! encoding, decoded length and stored length, so an encoding may change lengths and carry
+//! parameters; the reader needs nothing but the body and the schema's element widths.
 //!
 //! A unit says what it applies to, what a buffer would cost in it (exactly, from one
 //! [`Analysis`] of the buffer), and how to encode and decode. The choice between units is made
@@ -40,7 +41,8 @@ pub enum BufferEncoding {
     Delta,
     /// The distinct elements, then each element's index among them, bit-packed.
     Dictionary,
-    /// Doubles as scaled integers, frame of reference and bit-packed, with exceptions (ALP).
+    /// Doubles and floats as scaled integers, frame of reference and bit-packed, with exceptions
+    /// (ALP).
     Alp,
     /// Runs of equal elements: each run's value (frame of reference) and length, bit-packed.
     RunLength,
