@@ -9,7 +9,8 @@
  * flatbuffer verification, UTF-8, CRC32C, little-endian reads). It reads frames without the
  * native library, e.g. for Spark's pruning stats; it reads headers, stats and directory entries,
  * never a column body, so a new encoding needs no change here. It may use the value
- * types of {@code dev.tablecache} (the exception and the format, codec and encoding enums) but
- * must not depend on the {@code TableCache} facade, on {@link dev.tablecache.jni} or on Spark.
+ * types of {@code dev.tablecache} (the exception and the format, codec and encoding enums) and
+ * its {@code ErrorText}, but must not depend on the {@code TableCache} facade, on {@link
+ * dev.tablecache.jni} or on Spark.
  */
 package dev.tablecache.format;
