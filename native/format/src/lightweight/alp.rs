@@ -69,10 +69,12 @@ trait Element: Copy {
     fn read(bytes: &[u8]) -> Self;
     /// The element as a double (exact).
     fn widen(self) -> f64;
-    /// The element's bits, zero-extended.
-    fn bits(self) -> u64;
-    /// The little-endian bytes of what [`decode_one`] gives, as this element.
-    fn decoded(n: i64, e: usize, f: usize) -> [u8; 8];
+    /// Whether `d`, what [`decode_one`] gives, is this element, bit for bit.
+    fn is(self, d: f64) -> bool;
+    /// Decodes `reference + delta` for each of `deltas` into `dst`'s elements (one per delta),
+    /// with [`decode_one`]'s arithmetic over its two factors `10^f` and `10^-e`, which the caller
+    /// looks up once.
+    fn decode_into(dst: &mut [u8], deltas: &[u64], reference: i64, up: f64, down: f64);
 }
 
 impl Element for f64 {
@@ -85,12 +87,14 @@ impl Element for f64 {
     fn widen(self) -> f64 {
         self
     }
-    fn bits(self) -> u64 {
-        self.to_bits()
+    fn is(self, d: f64) -> bool {
+        d.to_bits() == self.to_bits()
     }
-    #[inline(always)]
-    fn decoded(n: i64, e: usize, f: usize) -> [u8; 8] {
-        decode_one(n, e, f).to_le_bytes()
+    fn decode_into(dst: &mut [u8], deltas: &[u64], reference: i64, up: f64, down: f64) {
+        for (element, &d) in dst.chunks_exact_mut(8).zip(deltas) {
+            let v = reference.wrapping_add(d as i64) as f64 * up * down;
+            element.copy_from_slice(&v.to_le_bytes());
+        }
     }
 }
 
@@ -104,14 +108,14 @@ impl Element for f32 {
     fn widen(self) -> f64 {
         f64::from(self)
     }
-    fn bits(self) -> u64 {
-        u64::from(self.to_bits())
+    fn is(self, d: f64) -> bool {
+        (d as f32).to_bits() == self.to_bits()
     }
-    #[inline(always)]
-    fn decoded(n: i64, e: usize, f: usize) -> [u8; 8] {
-        let mut b = [0u8; 8];
-        b[..4].copy_from_slice(&(decode_one(n, e, f) as f32).to_le_bytes());
-        b
+    fn decode_into(dst: &mut [u8], deltas: &[u64], reference: i64, up: f64, down: f64) {
+        for (element, &d) in dst.chunks_exact_mut(4).zip(deltas) {
+            let v = reference.wrapping_add(d as i64) as f64 * up * down;
+            element.copy_from_slice(&(v as f32).to_le_bytes());
+        }
     }
 }
 
@@ -122,7 +126,7 @@ fn encode_one<T: Element>(v: T, e: usize, f: usize) -> Option<i64> {
         return None;
     }
     let n = ((scaled + ROUND) - ROUND) as i64;
-    (T::decoded(n, e, f)[..T::WIDTH] == v.bits().to_le_bytes()[..T::WIDTH]).then_some(n)
+    v.is(decode_one(n, e, f)).then_some(n)
 }
 
 fn elements<T: Element>(bytes: &[u8]) -> Vec<T> {
@@ -323,10 +327,7 @@ fn decode_as<T: Element>(stored: &[u8], out: &mut [u8], what: &str) -> Result<()
         let dst = out
             .get_mut(first * width..(first + deltas.len()) * width)
             .ok_or_else(|| Error::Internal(format!("{what}: elements outside")))?;
-        for (element, &d) in dst.chunks_exact_mut(width).zip(deltas) {
-            let v = T::decoded(reference.wrapping_add(d as i64), e, f);
-            element.copy_from_slice(&v[..width]);
-        }
+        T::decode_into(dst, deltas, reference, POW10[f], NEG_POW10[e]);
         Ok(())
     })?;
     let mut next = 0usize;
