@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +47,7 @@ class StorageLevelSparkTest {
             "spark.serializer", "org.apache.spark.serializer.KryoSerializer",
             "spark.kryo.registrationRequired", "true",
             "spark.kryo.registrator", TableCacheKryoRegistrator.class.getName()),
-        List.of("MEMORY_ONLY_SER", "DISK_ONLY"));
+        Arrays.asList("MEMORY_ONLY_SER", "DISK_ONLY"));
   }
 
   private Stream<DynamicNode> suite(String name, Map<String, String> conf, Iterable<String> levels) {
