@@ -120,7 +120,7 @@ class CacheLifecycleSparkTest {
     long size = builderStat(rel, "materializedSizeInBytes", "sizeInBytesStats");
     long rowsCounted = builderStat(rel, "materializedRowCount", "rowCountStats");
     assertEquals(1240L, rowsCounted);
-    long stored = spark.sparkContext().getRDDStorageInfo()[0].memSize();
+    long stored = SparkTestSupport.storageInfo(spark)[0].memSize();
     assertTrue(size > 0 && size <= stored, "frame bytes " + size + " vs stored " + stored);
   }
 

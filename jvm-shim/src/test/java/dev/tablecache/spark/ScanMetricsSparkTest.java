@@ -183,7 +183,7 @@ class ScanMetricsSparkTest {
       assertEquals(
           frameBytes, relation.computeStats().sizeInBytes().longValue(), "relation size");
       RDDInfo info = null;
-      for (RDDInfo i : spark.sparkContext().getRDDStorageInfo()) {
+      for (RDDInfo i : SparkTestSupport.storageInfo(spark)) {
         if (i.id() == buffers.id()) {
           info = i;
         }

@@ -106,7 +106,7 @@ class StorageLevelSparkTest {
 
   /** The cache's RDD is stored at the requested level, in memory and/or on disk as it says. */
   static void assertStored(SparkSession spark, StorageLevel level) {
-    RDDInfo[] infos = spark.sparkContext().getRDDStorageInfo();
+    RDDInfo[] infos = SparkTestSupport.storageInfo(spark);
     assertEquals(1, infos.length, "one cached RDD");
     RDDInfo info = infos[0];
     if (!level.useDisk()) {
