@@ -22,6 +22,11 @@ if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then
   shift
 fi
 all_targets=(frame projected_decode stats schema_cache v4_body)
+# One target per V4 buffer encoding's decoder (native/fuzz/src/lib.rs, V4_BUFFER_ENCODINGS).
+for encoding in plain byte_stream_split constant frame_of_reference delta dictionary alp \
+  run_length fsst string_dictionary hex; do
+  all_targets+=("v4_buffer_$encoding")
+done
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all_targets[@]}")
 
@@ -44,6 +49,9 @@ seed() {
   # v4_body: one column body per type, written by the format crate (tests/fuzz_regressions.rs).
   TABLECACHE_FUZZ_SEEDS="$PWD/$corpus/v4_body" cargo test -q -p tablecache-format \
     --test fuzz_regressions v4_body_seeds >/dev/null
+  # v4_buffer_*: the buffers each encoding stores, into corpus/<target>/.
+  TABLECACHE_FUZZ_SEEDS="$PWD/$corpus" cargo test -q -p tablecache-format \
+    --test fuzz_regressions v4_buffer_seeds >/dev/null
   local bin name schema_len
   for bin in golden/*.bin; do
     name=$(basename "$bin" .bin)

@@ -42,7 +42,7 @@
 #     the jar and only the serializer and onUnavailable=fail of ours (plus TableCachePlugin and
 #     a CsvSink for its checks), caches the type matrix from a Connect client (df.cache(),
 #     persist MEMORY_ONLY / MEMORY_AND_DISK / DISK_ONLY, CACHE TABLE), compares every query with
-#     the uncached rows, checks the server wrote the expected V3 frames and decoded them, and
+#     the uncached rows, checks the server wrote the expected V4 frames and decoded them, and
 #     stops the server, printing "e2e-connect: N passed, N failed" (about 40 s);
 #   - tests/e2e_comet.py on the 4.1.x versions (Comet 1.2 is built for Spark 4.1), with the Comet
 #     jar resolved from Maven Central (scripts/lib/comet-env.sh) and Comet switched on as its docs

@@ -5,50 +5,19 @@
 //!
 //! `cargo run --release -p tablecache-format --example decode_cost -- FILE.arrow COLUMN v3|v4 REPEATS [lz4|zstd|adaptive|none]`
 
-use std::fs::File;
+#[path = "shared/cost.rs"]
+mod cost;
 
-use arrow_ipc::reader::FileReader;
-use arrow_select::concat::concat_batches;
-use tablecache_format::{decode, write, Codec, Format, WriteOptions};
+use tablecache_format::{decode, write};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let [path, column, format, repeats, rest @ ..] = args.as_slice() else {
-        return Err("usage: FILE.arrow COLUMN v3|v4 REPEATS [lz4|zstd|adaptive|none]".into());
-    };
-    let format = match format.as_str() {
-        "v3" => Format::V3,
-        "v4" => Format::V4,
-        other => return Err(format!("format {other}").into()),
-    };
-    let codec = match rest.first().map(String::as_str) {
-        None | Some("lz4") => Codec::Lz4,
-        Some("zstd") => Codec::Zstd,
-        Some("adaptive") => Codec::Adaptive,
-        Some("none") => Codec::None,
-        Some(other) => return Err(format!("codec {other}").into()),
-    };
-    let repeats: usize = repeats.parse()?;
-    let reader = FileReader::try_new(File::open(path)?, None)?;
-    let schema = reader.schema();
-    let index = schema.index_of(column)?;
-    let batches = reader.collect::<Result<Vec<_>, _>>()?;
-    let all = concat_batches(&schema, &batches)?;
-    let options = WriteOptions {
-        format,
-        codec,
-        stats: true,
-        ..Default::default()
-    };
-    let mut frames = Vec::new();
-    let mut start = 0;
-    while start < all.num_rows() {
-        let rows = 10_000.min(all.num_rows() - start);
-        frames.push(write(&all.slice(start, rows), &options)?);
-        start += rows;
-    }
+    let args = cost::parse("FILE.arrow COLUMN v3|v4 REPEATS [lz4|zstd|adaptive|none]")?;
+    let index = args.all.schema().index_of(&args.column)?;
+    let frames = cost::batches(args.all.num_rows())
+        .map(|(start, rows)| write(&args.all.slice(start, rows), &args.options))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut decoded_rows = 0;
-    for _ in 0..repeats {
+    for _ in 0..args.repeats {
         for frame in &frames {
             decoded_rows += std::hint::black_box(decode(frame, Some(&[index]))?).num_rows();
         }

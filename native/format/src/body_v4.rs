@@ -77,8 +77,10 @@ pub(crate) fn write(
     let mut encoded = false;
     let mut i = 0;
     while i < buffers.len() {
-        let analysis = Analysis::of(buffers[i], specs[i].kind)
-            .with_doubles(matches!(specs[i].node_type, DataType::Float64));
+        let analysis = Analysis::of(buffers[i], specs[i].kind).with_floats(matches!(
+            specs[i].node_type,
+            DataType::Float64 | DataType::Float32
+        ));
         let bound = bounds.get(i).copied().flatten();
         let values_follow = specs.get(i + 1).map(|s| s.kind) == Some(BufferKind::Bytes);
         if values_follow && matches!(specs[i].kind, BufferKind::Offsets(4 | 8)) {

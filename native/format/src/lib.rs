@@ -45,7 +45,10 @@ pub use frame::{
     detect, directory_entry, header, meta_checksum, ChecksumKind, DirectoryEntry, Format, Frame,
     Header, DIRECTORY_ENTRY_LEN, HEADER_LEN, IPC_CONTINUATION, MAGIC, V4_DIRECTORY_ENTRY_LEN,
 };
-pub use lightweight::BufferEncoding;
+pub use lightweight::{
+    decode_buffer, decode_string_dictionary, encode_buffer, encode_string_dictionary,
+    BufferEncoding,
+};
 pub use read::{buffer_encodings, decode, decode_column_body_v4, decode_fetched};
 pub use select::EncodingPolicy;
 pub use write::{write, write_interned, WriteOptions};

@@ -138,7 +138,7 @@ pub(crate) fn choose_buffer_cost(
     // The best of plain and BYTE_STREAM_SPLIT (the bytes as they are, for the codec).
     let mut general = best;
     for encoding in V4_PREFERENCE {
-        if !applies(encoding) || encoding == BufferEncoding::Fsst {
+        if !applies(encoding) || matches!(encoding, BufferEncoding::Fsst | BufferEncoding::Hex) {
             continue;
         }
         let cost = match encoding {
@@ -178,14 +178,47 @@ pub(crate) fn choose_buffer_cost(
     if best.0 * MIN_SAVING_DIVISOR > len as u64 * (MIN_SAVING_DIVISOR - 1) {
         best = general;
     }
+    // Hex digits: half the bytes, or what the codec makes of that. FSST is not tried on them: its
+    // best on hex digits is a code per digit pair, which HEX stores without a table.
+    let mut hex = false;
+    if applies(BufferEncoding::Hex) {
+        if let Some(cost) = hex_cost(codec, buffer, row_bound) {
+            hex = true;
+            if cost < best.0 {
+                best = (cost, BufferEncoding::Hex);
+            }
+        }
+    }
     // FSST last, from an estimate first: the whole buffer is compressed only where the estimate
     // beats everything above.
-    if applies(BufferEncoding::Fsst) {
+    if applies(BufferEncoding::Fsst) && !hex {
         if let Some(cost) = fsst_cost(codec, buffer, row_bound, best.0) {
             best = (cost, BufferEncoding::Fsst);
         }
     }
     (best.1, best.0)
+}
+
+/// What HEX would cost for the value bytes `buffer`, if they are hex digits of one case: its
+/// exact size, or less where `codec` on its packed form of a [`text_sample`] says the codec on
+/// top saves more (the repeats between values: a trace id on every line of a request).
+fn hex_cost(codec: Codec, buffer: &Analysis<'_>, row_bound: Option<u64>) -> Option<u64> {
+    let len = buffer.bytes.len() as u64;
+    let exact = BufferEncoding::Hex.unit().stored_len(buffer)? as u64;
+    if exact >= len || !body_v4::expansion_allowed(len, exact, row_bound) {
+        return None;
+    }
+    if codec == Codec::None {
+        return Some(exact);
+    }
+    let (mut compressed, mut sampled) = (0u64, 0u64);
+    for range in text_sample(buffer.bytes) {
+        let packed = lightweight::hex_packed(&buffer.bytes[range.start & !1..range.end & !1]);
+        compressed += compressed_cost(&packed, codec, packed.len())?;
+        sampled += packed.len() as u64;
+    }
+    let with_codec = (compressed * exact).div_ceil(sampled.max(1));
+    Some(exact.min(with_codec))
 }
 
 /// What FSST would cost for the value bytes `buffer`, if less than `beat`: estimated from FSST's
@@ -230,13 +263,14 @@ const MIN_SAVING_DIVISOR: u64 = 16;
 /// What `Auto` tries, cheapest to decode first (ties go to the earlier). The string dictionary
 /// is not here: it spans two buffers and is weighed against this choice for both
 /// ([`crate::body_v4`]).
-const V4_PREFERENCE: [BufferEncoding; 9] = [
+const V4_PREFERENCE: [BufferEncoding; 10] = [
     BufferEncoding::Constant,
     BufferEncoding::FrameOfReference,
     BufferEncoding::Delta,
     BufferEncoding::RunLength,
     BufferEncoding::Dictionary,
     BufferEncoding::Alp,
+    BufferEncoding::Hex,
     BufferEncoding::Fsst,
     BufferEncoding::Plain,
     BufferEncoding::ByteStreamSplit,
@@ -390,8 +424,10 @@ mod tests {
             for data in test_columns::every_column(seed, 97) {
                 let parts = BodyParts::collect(&data).unwrap();
                 for (bytes, spec) in parts.buffers().iter().zip(parts.specs()) {
-                    let analysis = Analysis::of(bytes, spec.kind)
-                        .with_doubles(*spec.node_type == DataType::Float64);
+                    let analysis = Analysis::of(bytes, spec.kind).with_floats(matches!(
+                        spec.node_type,
+                        DataType::Float64 | DataType::Float32
+                    ));
                     let chosen = choose_buffer(EncodingPolicy::Auto, Codec::None, &analysis, None);
                     let stored = |e: BufferEncoding| {
                         let unit = e.unit();

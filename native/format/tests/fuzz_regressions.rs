@@ -91,7 +91,6 @@ fn prefixed(prefix: &[u8], frame: &[u8]) -> Vec<u8> {
     [prefix, frame].concat()
 }
 
-/// The golden frames, turned into every target's input the way `scripts/fuzz.sh` seeds them.
 /// The `v4_body` seeds (`TABLECACHE_FUZZ_SEEDS=DIR` writes them there) decode, and damage to each is refused cleanly: every truncation, and a
 /// flip of every byte of the first 64 past the node list.
 #[test]
@@ -122,6 +121,51 @@ fn v4_body_seeds_decode_and_their_damage_fails_cleanly() {
     }
 }
 
+/// The `v4_buffer_*` seeds (`TABLECACHE_FUZZ_SEEDS=DIR` writes them to `DIR/<target>/`) decode,
+/// every buffer target has one, and every truncation of a seed and a flip of each of its first 48
+/// stored bytes is refused cleanly or decodes to what its encoding can store again.
+#[test]
+fn v4_buffer_seeds_decode_and_their_damage_fails_cleanly() {
+    let seeds = harness::v4_buffer_seeds();
+    if let Some(dir) = std::env::var_os("TABLECACHE_FUZZ_SEEDS") {
+        for (i, (target, seed)) in seeds.iter().enumerate() {
+            let dir = Path::new(&dir).join(target);
+            std::fs::create_dir_all(&dir).expect("seed directory");
+            std::fs::write(dir.join(format!("seed-{i}")), seed).expect("write seed");
+        }
+    }
+    for target in harness::TARGETS
+        .iter()
+        .filter(|t| t.starts_with("v4_buffer_"))
+    {
+        assert!(
+            seeds.iter().any(|(t, _)| t == target),
+            "{target} has no seed"
+        );
+    }
+    for (i, (target, seed)) in seeds.iter().enumerate() {
+        assert_eq!(
+            run(target, seed, &format!("seed {i}")),
+            "OK",
+            "{target} seed {i}"
+        );
+        let head = if target.ends_with("string_dictionary") {
+            7
+        } else {
+            3
+        };
+        for cut in head..seed.len() {
+            run(target, &seed[..cut], &format!("seed {i} cut at {cut}"));
+        }
+        for at in head..seed.len().min(head + 48) {
+            let mut flipped = seed.clone();
+            flipped[at] ^= 0xFF;
+            run(target, &flipped, &format!("seed {i} byte {at} flipped"));
+        }
+    }
+}
+
+/// The golden frames, turned into every target's input the way `scripts/fuzz.sh` seeds them.
 #[test]
 fn golden_frames_pass_every_target() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../golden");

@@ -83,6 +83,7 @@ fn fixtures() -> Vec<Fixture> {
         f("v3_stats_auto_split_wide64", "V3 + auto, BYTE_STREAM_SPLIT: payloads that compress are split, payloads kept raw are plain (encoding 0)", wide(), split(opts(Format::V3, true, Codec::Auto))),
         f("v4_stats_lz4_encodings", "V4 + stats + lz4, auto: a buffer in each encoding (constant, frame of reference, delta, run-length, dictionary, alp, fsst, string dictionary, byte_stream_split, plain)", encodings(), v4(true, Codec::Lz4)),
         f("v4_stats_none_encodings", "V4 + stats, codec none, auto: the lightweight encodings alone", encodings(), v4(true, Codec::None)),
+        f("v4_stats_none_encodings_by_type", "V4 + stats, codec none, auto: each encoding on each type it applies to (constant, frame of reference, delta, run-length and dictionary on 1-, 2-, 4-, 8- and 16-byte integers, dates, timestamps and decimals; ALP on doubles and floats; FSST, HEX and the string dictionary on strings, large strings and binary), with nulls", encodings_by_type(), v4(true, Codec::None)),
         f("v4_stats_zstd_primitives", "V4 + stats + zstd, auto: every bounded type with NaN, -0.0, ±inf, multibyte strings", primitives(), v4(true, Codec::Zstd)),
         f("v4_stats_lz4_nested", "V4 + lz4, auto: list, struct, map, list<struct> with nulls at every level", nested(), v4(true, Codec::Lz4)),
         f("v4_stats_lz4_all_null", "V4: all-null columns and a Null-type column", all_null(), v4(true, Codec::Lz4)),
@@ -129,6 +130,7 @@ fn value_json(array: &dyn Array, i: usize) -> Value {
         DataType::Float32 => float_json(array.as_primitive::<Float32Type>().value(i) as f64),
         DataType::Float64 => float_json(array.as_primitive::<Float64Type>().value(i)),
         DataType::Utf8 => json!(array.as_string::<i32>().value(i)),
+        DataType::LargeUtf8 => json!(array.as_string::<i64>().value(i)),
         DataType::Binary => json!(hex(array.as_binary::<i32>().value(i))),
         DataType::Decimal128(_, _) => {
             json!(array.as_primitive::<Decimal128Type>().value_as_string(i))
@@ -378,8 +380,39 @@ fn auto_matches_todays_choice_on_every_golden_batch() {
     }
 }
 
-/// The encodings fixture stores a buffer in every V4 encoding, so each golden V4 file of it pins
-/// every decoder; `auto` without a codec never picks BYTE_STREAM_SPLIT (it saves nothing alone).
+/// Each column of the encoding × type fixture is stored in the encoding its name says (the values
+/// buffer; for strings, the offsets and value bytes): the golden file pins each decoder on each
+/// type it applies to.
+#[test]
+fn the_encodings_by_type_fixture_uses_the_encoding_each_column_names() {
+    use tablecache_format::{buffer_encodings, BufferEncoding};
+    let columns = common::encodings_by_type_columns();
+    let bytes = write(&common::encodings_by_type(), &v4(true, Codec::None)).expect("write");
+    let chosen = buffer_encodings(&bytes)
+        .expect("descriptors")
+        .expect("a V4 frame");
+    let mut wrong = Vec::new();
+    for ((name, _), buffers) in columns.iter().zip(&chosen) {
+        let names: Vec<&str> = buffers.iter().map(|e| e.name()).collect();
+        let expected = BufferEncoding::ALL
+            .into_iter()
+            .filter(|e| name.starts_with(&format!("{}_", e.name())))
+            .max_by_key(|e| e.name().len())
+            .expect("a column named for its encoding");
+        // Buffer 0 is validity; the values (or a string's offsets and value bytes) follow.
+        if !buffers[1..].contains(&expected) {
+            wrong.push(format!("{name}: {names:?}"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "not in the encoding they name:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The encodings fixtures together store a buffer in every V4 encoding, so their golden V4 files
+/// pin every decoder; `auto` without a codec never picks BYTE_STREAM_SPLIT (it saves nothing alone).
 #[test]
 fn the_v4_encodings_fixtures_use_every_buffer_encoding() {
     use std::collections::BTreeSet;
@@ -394,14 +427,18 @@ fn the_v4_encodings_fixtures_use_every_buffer_encoding() {
                 .collect(),
         ),
     ] {
-        let bytes = write(&common::encodings(), &v4(true, codec)).expect("write");
-        let used: BTreeSet<u8> = buffer_encodings(&bytes)
-            .expect("descriptors")
-            .expect("a V4 frame")
-            .into_iter()
-            .flatten()
-            .map(BufferEncoding::id)
-            .collect();
+        let mut used = BTreeSet::new();
+        for batch in [common::encodings(), common::encodings_by_type()] {
+            let bytes = write(&batch, &v4(true, codec)).expect("write");
+            used.extend(
+                buffer_encodings(&bytes)
+                    .expect("descriptors")
+                    .expect("a V4 frame")
+                    .into_iter()
+                    .flatten()
+                    .map(BufferEncoding::id),
+            );
+        }
         let expected: BTreeSet<u8> = expected.into_iter().map(BufferEncoding::id).collect();
         assert_eq!(used, expected, "{codec:?}");
     }

@@ -57,8 +57,17 @@ fn random_column(rng: &mut Rng, rows: usize) -> ArrayRef {
         "zz",
         "longer string value",
     ];
-    match rng.below(16) {
+    match rng.below(17) {
         0 => prim!(Int8Array, |x: u64| x as i8),
+        // Hex digests of any length, odd ones included (HEX), as strings or bytes.
+        16 => {
+            let digest = |x: u64| format!("{x:016x}")[..(x % 17) as usize].to_string();
+            if rng.below(2) == 0 {
+                prim!(StringArray, digest)
+            } else {
+                prim!(BinaryArray, |x: u64| digest(x).into_bytes())
+            }
+        }
         1 => prim!(Int16Array, |x: u64| x as i16),
         2 => prim!(Int32Array, |x: u64| x as i32),
         3 => prim!(Int64Array, |x: u64| x as i64),

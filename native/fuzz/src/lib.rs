@@ -17,6 +17,14 @@
 //!   1..3 are the row count (`u16`), the rest is one V4 column body (FORMAT.md §3.2), decoded
 //!   without a frame around it so that no checksum stands between the mutations and the buffer
 //!   decoders. [`v4_body_seeds`] makes a seed per type.
+//! * `v4_buffer_<encoding>` (one target per buffer encoding, [`V4_BUFFER_ENCODINGS`]): byte 0's
+//!   low 7 bits pick the buffer's kind from [`V4_BUFFER_KINDS`] (modulo their count) and its high
+//!   bit whether the rows bound the buffer (its decoded length is then its bound, as for a flat
+//!   column's buffers; else the stored bytes bound it, as in a list's child), bytes 1..3 are the
+//!   decoded element count (`u16`), the rest is the stored buffer, straight into that encoding's
+//!   decoder. For the string dictionary (ids 9 and 10 together), byte 0's low bit picks 4- or
+//!   8-byte offsets, bytes 1..3 the value count, bytes 3..5 the decoded value bytes, bytes 5..7
+//!   where the stored offsets half ends and the stored entries begin.
 
 #![allow(dead_code)]
 
@@ -25,6 +33,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use arrow_array::RecordBatch;
 use arrow_schema::DataType;
+use tablecache_format::layout::BufferKind;
 use tablecache_format::schema::{encode_schema, parse_schema, InternedSchema, SchemaCache};
 use tablecache_format::{
     decode, detect, stats, write, ChecksumKind, Codec, Error, ErrorKind, Format, Frame,
@@ -35,12 +44,38 @@ use tablecache_format::{
 pub type Outcome = Result<(), ErrorKind>;
 
 /// The fuzz targets, by name.
-pub const TARGETS: [&str; 5] = [
+pub const TARGETS: [&str; 16] = [
     "frame",
     "projected_decode",
     "stats",
     "schema_cache",
     "v4_body",
+    "v4_buffer_plain",
+    "v4_buffer_byte_stream_split",
+    "v4_buffer_constant",
+    "v4_buffer_frame_of_reference",
+    "v4_buffer_delta",
+    "v4_buffer_dictionary",
+    "v4_buffer_alp",
+    "v4_buffer_run_length",
+    "v4_buffer_fsst",
+    "v4_buffer_string_dictionary",
+    "v4_buffer_hex",
+];
+
+/// The buffer encodings with a `v4_buffer_<name>` target of their own, by id (FORMAT.md §3.2);
+/// the string dictionary's pair (ids 9 and 10) has [`v4_string_dictionary`].
+pub const V4_BUFFER_ENCODINGS: [(&str, u8); 10] = [
+    ("plain", 0),
+    ("byte_stream_split", 1),
+    ("constant", 2),
+    ("frame_of_reference", 3),
+    ("delta", 4),
+    ("dictionary", 5),
+    ("alp", 6),
+    ("run_length", 7),
+    ("fsst", 8),
+    ("hex", 11),
 ];
 
 /// Runs the check of fuzz target `target` on `data`.
@@ -51,7 +86,14 @@ pub fn run(target: &str, data: &[u8]) -> Outcome {
         "stats" => stats(data),
         "schema_cache" => schema_cache(data),
         "v4_body" => v4_body(data),
-        other => panic!("unknown fuzz target {other:?}"),
+        "v4_buffer_string_dictionary" => v4_string_dictionary(data),
+        other => match other
+            .strip_prefix("v4_buffer_")
+            .and_then(|name| V4_BUFFER_ENCODINGS.iter().find(|(n, _)| *n == name))
+        {
+            Some(&(_, id)) => v4_buffer(id, data),
+            None => panic!("unknown fuzz target {other:?}"),
+        },
     }
 }
 
@@ -638,4 +680,185 @@ pub fn schema_cache(data: &[u8]) -> Outcome {
         first.get_or_insert(a.map(|_| ()).map_err(|(kind, _)| kind));
     }
     first.unwrap_or(Ok(()))
+}
+
+/// The buffer kinds a `v4_buffer_*` input's byte 0 picks from: every kind a V4 body holds.
+pub const V4_BUFFER_KINDS: [BufferKind; 10] = [
+    BufferKind::Values(1),
+    BufferKind::Values(2),
+    BufferKind::Values(4),
+    BufferKind::Values(8),
+    BufferKind::Values(16),
+    BufferKind::Offsets(4),
+    BufferKind::Offsets(8),
+    BufferKind::Bits,
+    BufferKind::Validity,
+    BufferKind::Bytes,
+];
+
+/// Targets `v4_buffer_<encoding>`: one stored buffer straight into encoding `id`'s decoder (see
+/// the input layout above). A buffer it accepts has exactly the declared length, and encoding
+/// it again in the same encoding (where that encoding can store it) decodes back the same.
+pub fn v4_buffer(id: u8, data: &[u8]) -> Outcome {
+    let (Some(&pick), Some(count)) = (data.first(), data.get(1..3)) else {
+        return Ok(());
+    };
+    let kind = V4_BUFFER_KINDS[usize::from(pick & 0x7F) % V4_BUFFER_KINDS.len()];
+    let elements = usize::from(u16::from_le_bytes([count[0], count[1]]));
+    let decoded_len = elements * kind.width();
+    let row_bound = (pick & 0x80 != 0).then_some(decoded_len as u64);
+    let stored = &data[3..];
+    match tablecache_format::decode_buffer(id, kind, decoded_len, row_bound, stored) {
+        Ok(decoded) => {
+            assert_eq!(decoded.len(), elements * kind.width());
+            match tablecache_format::encode_buffer(id, kind, &decoded) {
+                // Larger than decoded: what the writer never stores, and the reader refuses.
+                Ok(Some(again)) if again.len() > decoded.len() => {}
+                Ok(Some(again)) => {
+                    let bound = Some(decoded.len() as u64);
+                    let back =
+                        tablecache_format::decode_buffer(id, kind, decoded.len(), bound, &again)
+                            .expect("a buffer the encoder wrote decodes");
+                    assert_eq!(back, decoded, "re-encoded buffer decodes back the same");
+                }
+                Ok(None) => {}
+                Err(e) => panic!("encoding a decoded buffer failed: {e}"),
+            }
+            Ok(())
+        }
+        Err(e) => Err(decoder_refusal(&e)),
+    }
+}
+
+/// Target `v4_buffer_string_dictionary`: a stored string dictionary (both halves) into its
+/// decoder. Decoded offsets start at 0, never decrease and end at the value bytes' length.
+pub fn v4_string_dictionary(data: &[u8]) -> Outcome {
+    let Some(head) = data.get(..7) else {
+        return Ok(());
+    };
+    let width = if head[0] & 1 == 0 { 4 } else { 8 };
+    let u16_at = |at: usize| usize::from(u16::from_le_bytes([head[at], head[at + 1]]));
+    let (strings, values_len, split) = (u16_at(1), u16_at(3), u16_at(5));
+    let stored = &data[7..];
+    let (offsets_stored, values_stored) = stored.split_at(split.min(stored.len()));
+    let offsets_len = (strings + 1) * width;
+    match tablecache_format::decode_string_dictionary(
+        offsets_stored,
+        values_stored,
+        width,
+        offsets_len,
+        values_len,
+    ) {
+        Ok((offsets, values)) => {
+            assert_eq!((offsets.len(), values.len()), (offsets_len, values_len));
+            let offset = |i: usize| {
+                let mut b = [0u8; 8];
+                b[..width].copy_from_slice(&offsets[i * width..(i + 1) * width]);
+                i64::from_le_bytes(b)
+            };
+            assert_eq!(offset(0), 0);
+            assert!((0..strings).all(|i| offset(i) <= offset(i + 1)));
+            assert_eq!(offset(strings), values_len as i64);
+            Ok(())
+        }
+        Err(e) => Err(decoder_refusal(&e)),
+    }
+}
+
+/// The kinds a buffer decoder may refuse an input with: damage, or an encoding it does not know.
+fn decoder_refusal(e: &Error) -> ErrorKind {
+    let kind = checked(e);
+    assert!(
+        matches!(kind, ErrorKind::CorruptFrame | ErrorKind::UnsupportedCodec),
+        "{e}"
+    );
+    kind
+}
+
+/// Seeds for the `v4_buffer_*` targets: for each buffer encoding, the buffers the writer stores
+/// in it for integer, double, offset and text columns, as `(target, input)` pairs.
+pub fn v4_buffer_seeds() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut columns: Vec<(BufferKind, Vec<u8>)> = Vec::new();
+    for width in [1usize, 2, 4, 8, 16] {
+        for shape in 0..4i64 {
+            let bytes: Vec<u8> = (0..300i64)
+                .flat_map(|i| {
+                    let v: i64 = match shape {
+                        0 => 7,
+                        1 => 1_000 + i * 3,
+                        2 => [3, -9, 3, 1 << 12][(i as usize / 37) % 4],
+                        _ => (i * 7919) % 13 - 6,
+                    };
+                    let mut b = v.to_le_bytes().to_vec();
+                    b.resize(width, if v < 0 { 0xFF } else { 0 });
+                    b.truncate(width);
+                    b
+                })
+                .collect();
+            columns.push((BufferKind::Values(width), bytes));
+        }
+    }
+    columns.push((
+        BufferKind::Values(8),
+        (0..300)
+            .flat_map(|i| (1000.0 + f64::from(i) * 0.25).to_le_bytes())
+            .collect(),
+    ));
+    columns.push((
+        BufferKind::Offsets(4),
+        (0..=300i32).flat_map(|i| (i * 5).to_le_bytes()).collect(),
+    ));
+    let text: String = (0..200)
+        .map(|i| format!("GET /api/v1/orders/{} took {} ms", i * 37 % 1000, i % 90))
+        .collect();
+    columns.push((BufferKind::Bytes, text.into_bytes()));
+    let digests: String = (0..301u64)
+        .map(|i| format!("{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+        .collect();
+    columns.push((
+        BufferKind::Bytes,
+        digests.as_bytes()[..digests.len() - 1].to_vec(),
+    ));
+    for (name, id) in V4_BUFFER_ENCODINGS {
+        for (kind, bytes) in &columns {
+            // Only what the writer could choose: stored no larger than decoded.
+            let stored = match tablecache_format::encode_buffer(id, *kind, bytes) {
+                Ok(Some(stored)) if stored.len() <= bytes.len() => stored,
+                _ => continue,
+            };
+            let Some(pick) = V4_BUFFER_KINDS.iter().position(|k| k == kind) else {
+                continue;
+            };
+            let elements = u16::try_from(bytes.len() / kind.width()).expect("small seed");
+            let mut input = vec![pick as u8 | 0x80];
+            input.extend_from_slice(&elements.to_le_bytes());
+            input.extend_from_slice(&stored);
+            out.push((format!("v4_buffer_{name}"), input));
+        }
+    }
+    // The string dictionary: a column of a few paths, with 4- and 8-byte offsets.
+    let paths = ["/api/v1/orders", "/health", "", "/api/v2/users/é"];
+    let values: Vec<&str> = (0..300).map(|i| paths[i * 7 % 4]).collect();
+    let bytes = values.concat().into_bytes();
+    for width in [4usize, 8] {
+        let mut offsets = Vec::new();
+        let mut at = 0usize;
+        offsets.extend_from_slice(&at.to_le_bytes()[..width]);
+        for v in &values {
+            at += v.len();
+            offsets.extend_from_slice(&at.to_le_bytes()[..width]);
+        }
+        let (offsets_stored, values_stored) =
+            tablecache_format::encode_string_dictionary(&offsets, width, &bytes)
+                .expect("a few distinct paths take the dictionary");
+        let mut input = vec![u8::from(width == 8)];
+        input.extend_from_slice(&(values.len() as u16).to_le_bytes());
+        input.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
+        input.extend_from_slice(&(offsets_stored.len() as u16).to_le_bytes());
+        input.extend_from_slice(&offsets_stored);
+        input.extend_from_slice(&values_stored);
+        out.push(("v4_buffer_string_dictionary".into(), input));
+    }
+    out
 }

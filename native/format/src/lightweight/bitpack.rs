@@ -150,32 +150,56 @@ fn unpack_chunk(width: u8, padded: &[u8], first: usize, out: &mut [u64]) -> bool
 }
 
 /// [`unpack_chunk`] for `W`-bit values: 8 values span exactly `W` bytes, so group `g` starts at
-/// byte `(first / 8 + g) × W` and each value's byte and shift within its group are constants.
+/// byte `(first / 8 + g) × W` and, in a whole group of 8, each value's byte and shift are
+/// constants (the loop over a group has a constant trip count, so it unrolls into one load,
+/// shift, mask and store per value); only a chunk's last, partial group loops at run time.
 fn unpack_at<const W: usize>(padded: &[u8], first: usize, out: &mut [u64]) -> bool {
     let mask = if W == 64 { u64::MAX } else { (1u64 << W) - 1 };
-    for (group, values) in out.chunks_mut(8).enumerate() {
-        let base = (first / 8 + group) * W;
-        let Some(window) = padded
-            .get(base..base + WINDOW)
-            .and_then(|w| <&[u8; WINDOW]>::try_from(w).ok())
-        else {
+    let whole = out.len() / 8 * 8;
+    let (groups, tail) = out.split_at_mut(whole);
+    for (group, values) in groups.chunks_exact_mut(8).enumerate() {
+        let Some(window) = window_at::<W>(padded, first / 8 + group) else {
             return false;
         };
-        for (i, slot) in values.iter_mut().enumerate() {
-            let bit = i * W;
-            let (byte, shift) = (bit / 8, (bit % 8) as u32);
-            let lo = u64::from_le_bytes(word(&window[byte..byte + 8]));
-            *slot = if W > 56 {
-                let hi = u64::from(window[byte + 8]);
-                ((lo >> shift) | (hi << 1 << (63 - shift))) & mask
-            } else {
-                (lo >> shift) & mask
-            };
+        for (i, slot) in values.iter_mut().enumerate().take(8) {
+            *slot = extract::<W>(window, i, mask);
+        }
+    }
+    if !tail.is_empty() {
+        let Some(window) = window_at::<W>(padded, first / 8 + whole / 8) else {
+            return false;
+        };
+        for (i, slot) in tail.iter_mut().enumerate() {
+            *slot = extract::<W>(window, i, mask);
         }
     }
     true
 }
 
+/// The [`WINDOW`] bytes group `group` of `W`-bit values reads, if the padding holds them.
+#[inline(always)]
+fn window_at<const W: usize>(padded: &[u8], group: usize) -> Option<&[u8; WINDOW]> {
+    let base = group * W;
+    padded
+        .get(base..base + WINDOW)
+        .and_then(|w| <&[u8; WINDOW]>::try_from(w).ok())
+}
+
+/// Value `i` (0..8) of the group of `W`-bit values in `window`.
+#[inline(always)]
+fn extract<const W: usize>(window: &[u8; WINDOW], i: usize, mask: u64) -> u64 {
+    let bit = i * W;
+    let (byte, shift) = (bit / 8, (bit % 8) as u32);
+    let lo = u64::from_le_bytes(word(&window[byte..byte + 8]));
+    if W > 56 {
+        let hi = u64::from(window[byte + 8]);
+        ((lo >> shift) | (hi << 1 << (63 - shift))) & mask
+    } else {
+        (lo >> shift) & mask
+    }
+}
+
+#[inline(always)]
 fn word(bytes: &[u8]) -> [u8; 8] {
     let mut w = [0u8; 8];
     w.copy_from_slice(bytes);

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::{bitpack, integer_kind, Analysis, BufferUnit};
+use super::{bitpack, integer_kind, integers, Analysis, BufferUnit};
 use crate::error::{Error, Result};
 use crate::layout::BufferKind;
 
@@ -76,7 +76,7 @@ impl BufferUnit for Dictionary {
     fn stored_len(&self, buffer: &Analysis<'_>) -> Option<usize> {
         let v = buffer.values.as_ref()?;
         // Only worth building when the range needs more bits than a small dictionary would.
-        let range_width = bitpack::width_of(super::integers::distance(v.max, v.min));
+        let range_width = bitpack::width_of(integers::distance(v.max, v.min));
         let reference_len = bitpack::packed_len(v.values.len(), range_width)?;
         if range_width <= 8 || !worth_building(&v.values, buffer.width(), reference_len) {
             return None;
@@ -98,7 +98,7 @@ impl BufferUnit for Dictionary {
         let start = out.len();
         out.resize(start + entries.len() * buffer.width(), 0);
         for (i, &e) in entries.iter().enumerate() {
-            super::integers::write(&mut out[start..], i, buffer.width(), e)?;
+            integers::write(&mut out[start..], i, buffer.width(), e)?;
         }
         bitpack::pack(codes, width, out);
         Ok(())
@@ -115,23 +115,42 @@ impl BufferUnit for Dictionary {
             )));
         }
         let (entries, packed) = super::split_params(rest, count * width, what)?;
+        // Entries as integers, so that each element is one load and one store of its width;
+        // 16-byte entries that are no integer (never written, but any bytes decode) are copied.
+        let as_integers = if width == 16 {
+            None
+        } else {
+            integers::read_all(entries, width)
+        };
         bitpack::unpack(packed, n, params[4], what, |first, codes| {
-            let dst = out
-                .get_mut(first * width..(first + codes.len()) * width)
-                .ok_or_else(|| Error::Internal(format!("{what}: elements outside")))?;
-            for (i, (element, &code)) in dst.chunks_exact_mut(width).zip(codes).enumerate() {
-                let entry = usize::try_from(code)
-                    .ok()
-                    .filter(|&c| c < count)
-                    .ok_or_else(|| {
-                        Error::CorruptEncoding(format!(
-                            "{what}: element {} has index {code} into {count} entries",
-                            first + i
-                        ))
-                    })?;
-                element.copy_from_slice(&entries[entry * width..(entry + 1) * width]);
+            // One check per chunk: every index below the entry count.
+            let largest = codes.iter().copied().max().unwrap_or(0);
+            if largest >= count as u64 {
+                let at = codes.iter().position(|&c| c >= count as u64).unwrap_or(0);
+                return Err(Error::CorruptEncoding(format!(
+                    "{what}: element {} has index {} into {count} entries",
+                    first + at,
+                    codes[at]
+                )));
             }
-            Ok(())
+            match &as_integers {
+                Some(values) => integers::write_from(
+                    out,
+                    first,
+                    width,
+                    codes.iter().map(|&c| values[c as usize]),
+                ),
+                None => {
+                    let dst = out
+                        .get_mut(first * width..(first + codes.len()) * width)
+                        .ok_or_else(|| Error::Internal(format!("{what}: elements outside")))?;
+                    for (element, &code) in dst.chunks_exact_mut(width).zip(codes) {
+                        let entry = code as usize * width;
+                        element.copy_from_slice(&entries[entry..entry + width]);
+                    }
+                    Ok(())
+                }
+            }
         })
     }
 }

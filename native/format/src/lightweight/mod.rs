@@ -1,9 +1,10 @@
 //! The encodings of one buffer of a V4 column body (FORMAT.md §3.2), each a unit behind
 //! [`BufferUnit`]: plain, BYTE_STREAM_SPLIT, the lightweight integer encodings (constant,
-//! frame of reference, delta, dictionary, run-length), each ending in [`bitpack`], and ALP for
-//! doubles. A V4 body states each buffer's encoding, decoded length and stored length, so an
-//! encoding may change lengths and carry parameters; the reader needs nothing but the body and
-//! the schema's element widths.
+//! frame of reference, delta, dictionary, run-length), each ending in [`bitpack`], ALP for
+//! doubles and floats, FSST and hex digits for value bytes, and the string dictionary over a
+//! variable-length column's offsets and value bytes together. A V4 body states each buffer's
+//! encoding, decoded length and stored length, so an encoding may change lengths and carry
+//! parameters; the reader needs nothing but the body and the schema's element widths.
 //!
 //! A unit says what it applies to, what a buffer would cost in it (exactly, from one
 //! [`Analysis`] of the buffer), and how to encode and decode. The choice between units is made
@@ -16,6 +17,7 @@ mod delta;
 mod dictionary;
 mod frame_of_reference;
 mod fsst;
+mod hex;
 pub(crate) mod integers;
 mod run_length;
 mod split;
@@ -39,7 +41,8 @@ pub enum BufferEncoding {
     Delta,
     /// The distinct elements, then each element's index among them, bit-packed.
     Dictionary,
-    /// Doubles as scaled integers, frame of reference and bit-packed, with exceptions (ALP).
+    /// Doubles and floats as scaled integers, frame of reference and bit-packed, with exceptions
+    /// (ALP).
     Alp,
     /// Runs of equal elements: each run's value (frame of reference) and length, bit-packed.
     RunLength,
@@ -51,11 +54,13 @@ pub enum BufferEncoding {
     /// A variable-length column's distinct values (with [`BufferEncoding::StringDictionary`] on
     /// its offsets).
     StringDictionaryEntries,
+    /// Value bytes that are all hex digits of one case, two digits per byte.
+    Hex,
 }
 
 impl BufferEncoding {
     /// Every buffer encoding, in id order.
-    pub const ALL: [BufferEncoding; 11] = [
+    pub const ALL: [BufferEncoding; 12] = [
         BufferEncoding::Plain,
         BufferEncoding::ByteStreamSplit,
         BufferEncoding::Constant,
@@ -67,6 +72,7 @@ impl BufferEncoding {
         BufferEncoding::Fsst,
         BufferEncoding::StringDictionary,
         BufferEncoding::StringDictionaryEntries,
+        BufferEncoding::Hex,
     ];
 
     /// The id a buffer descriptor stores.
@@ -83,6 +89,7 @@ impl BufferEncoding {
             BufferEncoding::Fsst => 8,
             BufferEncoding::StringDictionary => 9,
             BufferEncoding::StringDictionaryEntries => 10,
+            BufferEncoding::Hex => 11,
         }
     }
 
@@ -100,6 +107,7 @@ impl BufferEncoding {
             BufferEncoding::Fsst => "fsst",
             BufferEncoding::StringDictionary => "string_dictionary",
             BufferEncoding::StringDictionaryEntries => "string_dictionary_entries",
+            BufferEncoding::Hex => "hex",
         }
     }
 
@@ -131,6 +139,7 @@ impl BufferEncoding {
             BufferEncoding::Fsst => &fsst::Fsst,
             BufferEncoding::StringDictionary => &PairHalf(PairSide::Offsets),
             BufferEncoding::StringDictionaryEntries => &PairHalf(PairSide::Values),
+            BufferEncoding::Hex => &hex::Hex,
         }
     }
 
@@ -149,6 +158,127 @@ impl BufferEncoding {
     }
 }
 
+/// Decodes one stored V4 buffer in encoding `id` into `decoded_len` bytes of `kind`'s elements,
+/// after the checks a body's reader makes of its descriptor first (the encoding is known and
+/// applies to `kind`, the stored bytes are no more than the decoded ones, and the expansion
+/// rule holds: at most `row_bound` bytes for a buffer whose size its rows set, else a bounded
+/// multiple of the stored bytes). For the fuzz targets `v4_buffer_*` and tools, which reach
+/// each encoding's decoder without a body around it; a string dictionary's halves decode
+/// together ([`decode_string_dictionary`]).
+pub fn decode_buffer(
+    id: u8,
+    kind: BufferKind,
+    decoded_len: usize,
+    row_bound: Option<u64>,
+    stored: &[u8],
+) -> Result<Vec<u8>> {
+    let what = "buffer";
+    let encoding = BufferEncoding::from_stored(id).ok_or(Error::UnsupportedBufferEncoding(id))?;
+    if !encoding.unit().applies_to(kind) {
+        return Err(Error::CorruptEncoding(format!(
+            "{what} ({kind:?}) cannot be {}",
+            encoding.name()
+        )));
+    }
+    check_declared(decoded_len, stored.len(), row_bound, what)?;
+    let mut out = vec![0u8; decoded_len];
+    encoding
+        .unit()
+        .decode(stored, kind.width(), &mut out, what)?;
+    Ok(out)
+}
+
+/// Encodes `bytes` of `kind` in encoding `id`: `None` when the encoding does not apply to `kind`
+/// or cannot store these bytes (or is half of a pair). What the fuzz targets re-encode a decoded
+/// buffer with, to check that it decodes back the same.
+pub fn encode_buffer(id: u8, kind: BufferKind, bytes: &[u8]) -> Result<Option<Vec<u8>>> {
+    let encoding = BufferEncoding::from_stored(id).ok_or(Error::UnsupportedBufferEncoding(id))?;
+    let unit = encoding.unit();
+    if encoding.pair().is_some() || !unit.applies_to(kind) {
+        return Ok(None);
+    }
+    let analysis = Analysis::of(bytes, kind).with_floats(matches!(kind, BufferKind::Values(4 | 8)));
+    let Some(len) = unit.stored_len(&analysis) else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(len);
+    unit.encode(&analysis, &mut out)?;
+    Ok(Some(out))
+}
+
+/// Decodes a stored string dictionary (ids 9 and 10) into `offsets_len` bytes of offsets of
+/// `width` bytes and `values_len` value bytes, after the checks a body's reader makes of the
+/// pair's descriptors. For the fuzz target `v4_buffer_string_dictionary` and tools.
+pub fn decode_string_dictionary(
+    offsets_stored: &[u8],
+    values_stored: &[u8],
+    width: usize,
+    offsets_len: usize,
+    values_len: usize,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    let what = "string dictionary";
+    check_declared(offsets_len, offsets_stored.len(), None, what)?;
+    if values_stored.len() > values_len {
+        return Err(Error::CorruptEncoding(format!(
+            "{what}: {} entry bytes for {values_len} value bytes",
+            values_stored.len()
+        )));
+    }
+    let strings = (offsets_len / width.max(1)).saturating_sub(1) as u64;
+    if values_len as u64 > string_dictionary::values_bound(strings, values_stored.len() as u64) {
+        return Err(Error::OverBudget(format!(
+            "{what}: {values_len} value bytes from {} entry bytes for {strings} values",
+            values_stored.len()
+        )));
+    }
+    let (mut offsets, mut values) = (vec![0u8; offsets_len], vec![0u8; values_len]);
+    string_dictionary::decode(
+        offsets_stored,
+        values_stored,
+        width,
+        &mut offsets,
+        &mut values,
+        what,
+    )?;
+    Ok((offsets, values))
+}
+
+/// The stored halves of a string dictionary of the variable-length column whose offsets
+/// (`width` bytes each, 4 or 8) and value bytes these are, or `None` where the dictionary does
+/// not apply. What the fuzz target `v4_buffer_string_dictionary` is seeded with.
+pub fn encode_string_dictionary(
+    offsets: &[u8],
+    width: usize,
+    bytes: &[u8],
+) -> Option<(Vec<u8>, Vec<u8>)> {
+    let values = integers::read_all(offsets, width)?;
+    let plan = string_dictionary::plan(&values, bytes, u64::MAX)?;
+    let (mut offsets_out, mut values_out) = (Vec::new(), Vec::new());
+    string_dictionary::encode(&plan, bytes, &mut offsets_out, &mut values_out);
+    Some((offsets_out, values_out))
+}
+
+/// The reader's rule for a buffer's declared lengths: no more stored than decoded bytes, and no
+/// more decoded bytes than its rows allow (`row_bound`) or its stored ones may expand to.
+fn check_declared(
+    decoded_len: usize,
+    stored_len: usize,
+    row_bound: Option<u64>,
+    what: &str,
+) -> Result<()> {
+    if stored_len > decoded_len {
+        return Err(Error::CorruptEncoding(format!(
+            "{what}: {stored_len} stored bytes for {decoded_len} decoded"
+        )));
+    }
+    if !crate::body_v4::expansion_allowed(decoded_len as u64, stored_len as u64, row_bound) {
+        return Err(Error::OverBudget(format!(
+            "{what}: {decoded_len} decoded bytes from {stored_len} stored"
+        )));
+    }
+    Ok(())
+}
+
 /// FSST's table length and its form of the named pieces of the analysed value bytes, if FSST
 /// applies (the table is trained once per analysis): what the selector estimates FSST from
 /// before it compresses a whole buffer.
@@ -157,6 +287,12 @@ pub(crate) fn fsst_sampled(
     pieces: &[std::ops::Range<usize>],
 ) -> Option<(usize, Vec<Vec<u8>>)> {
     fsst::sampled(buffer, pieces)
+}
+
+/// The packed nibbles HEX stores for `bytes` (hex digits of one case, an even count), without
+/// its parameters: what the selector hands a codec to estimate the codec on top of HEX.
+pub(crate) fn hex_packed(bytes: &[u8]) -> Vec<u8> {
+    hex::packed(bytes)
 }
 
 /// Which buffer of a variable-length node a pair encoding's half stores.
@@ -227,12 +363,15 @@ pub(crate) struct Analysis<'a> {
     pub(crate) kind: BufferKind,
     /// The elements as integers, when they are integers ([`integers`]).
     pub(crate) values: Option<IntegerValues>,
-    /// Whether the elements are doubles (a Float64 column's values), which ALP may store.
-    pub(crate) doubles: bool,
+    /// Whether the elements are floating point (a Float64 or Float32 column's values), which ALP
+    /// may store.
+    pub(crate) floats: bool,
     /// ALP's plan for the doubles, made once: sizing the buffer and encoding it both need it.
     pub(crate) alp_plan: std::cell::OnceCell<Option<alp::Plan>>,
     /// The FSST form of value bytes, made once for the same reason.
     pub(crate) fsst: fsst::Cell,
+    /// Whether value bytes are hex digits of one case, and which, scanned once.
+    pub(crate) hex_case: std::cell::OnceCell<Option<u8>>,
 }
 
 /// A buffer's elements as integers, with what the integer encodings size themselves by.
@@ -265,15 +404,16 @@ impl<'a> Analysis<'a> {
             bytes,
             kind,
             values,
-            doubles: false,
+            floats: false,
             alp_plan: std::cell::OnceCell::new(),
             fsst: fsst::Cell::default(),
+            hex_case: std::cell::OnceCell::new(),
         }
     }
 
-    /// This analysis of a buffer whose elements are doubles when `doubles` is set.
-    pub(crate) fn with_doubles(self, doubles: bool) -> Self {
-        Analysis { doubles, ..self }
+    /// This analysis of a buffer whose elements are floating point when `floats` is set.
+    pub(crate) fn with_floats(self, floats: bool) -> Self {
+        Analysis { floats, ..self }
     }
 
     /// The element width.
@@ -371,8 +511,9 @@ pub(crate) mod tests {
         if !unit.applies_to(kind) {
             return false;
         }
-        // 8-byte elements are also offered as doubles, so ALP meets integers' bit patterns too.
-        let analysis = Analysis::of(bytes, kind).with_doubles(kind == BufferKind::Values(8));
+        // 4- and 8-byte elements are also offered as floats, so ALP meets integers' bit patterns too.
+        let analysis =
+            Analysis::of(bytes, kind).with_floats(matches!(kind, BufferKind::Values(4 | 8)));
         let Some(len) = unit.stored_len(&analysis) else {
             return false;
         };
@@ -392,7 +533,7 @@ pub(crate) mod tests {
             assert_eq!(usize::from(e.id()), i);
             assert_eq!(BufferEncoding::from_stored(e.id()), Some(*e));
         }
-        assert_eq!(BufferEncoding::from_stored(11), None);
+        assert_eq!(BufferEncoding::from_stored(12), None);
     }
 
     fn columns() -> Vec<(Vec<u8>, BufferKind)> {
@@ -432,6 +573,10 @@ pub(crate) mod tests {
             .map(|i| format!("{{\"user\": {i}, \"path\": \"/a/{}\"}}", i % 7))
             .collect();
         out.push((text.into_bytes(), BufferKind::Bytes));
+        let digests: String = (0..300u64)
+            .map(|i| format!("{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+            .collect();
+        out.push((digests.into_bytes(), BufferKind::Bytes));
         out
     }
 
@@ -457,8 +602,8 @@ pub(crate) mod tests {
         for encoding in BufferEncoding::ALL {
             let unit = encoding.unit();
             for (bytes, kind) in columns() {
-                let analysis =
-                    Analysis::of(&bytes, kind).with_doubles(kind == BufferKind::Values(8));
+                let analysis = Analysis::of(&bytes, kind)
+                    .with_floats(matches!(kind, BufferKind::Values(4 | 8)));
                 if !unit.applies_to(kind) || unit.stored_len(&analysis).is_none() {
                     continue;
                 }

@@ -549,3 +549,157 @@ pub fn to_unsafe_rows(batch: &RecordBatch) -> (Vec<u8>, Vec<i64>) {
     }
     (data, starts)
 }
+
+/// The columns of [`encodings_by_type`]: each named `<encoding>_<type>`, shaped so that `auto`
+/// without a codec stores its values (for strings, its offsets or value bytes) in that encoding.
+/// Run-length, dictionary, ALP and string columns have a null now and then; the others none, as
+/// a null's slot holds 0, which would widen a frame of reference or break a constant.
+pub fn encodings_by_type_columns() -> Vec<(String, ArrayRef)> {
+    let rows = 300i64;
+    let nulls = |r: i64| r % 37 != 5;
+    // Shapes, as i64 values per row; cast to each type below.
+    let constant = |_: i64| 42i64;
+    let reference = |r: i64| 100 + (mix(r) % 100) as i64;
+    let delta = |r: i64| 1_000 + r * 97 + (mix(r) % 3) as i64;
+    let runs = |r: i64| [5i64, -3, 77, 12][((r / 50) % 4) as usize];
+    let spread = |r: i64| [-30_000i64, -7, 0, 29_999][(mix(r) % 4) as usize];
+    let wide_spread = |r: i64| [i64::MIN / 3, -77, 0, 1 << 40, i64::MAX / 5][(mix(r) % 5) as usize];
+    type Shape = fn(i64) -> i64;
+    let shapes: [(&str, Shape); 5] = [
+        ("constant", constant),
+        ("frame_of_reference", reference),
+        ("delta", delta),
+        ("run_length", runs),
+        ("dictionary", spread),
+    ];
+    let mut cols: Vec<(String, ArrayRef)> = Vec::new();
+    for (name, shape) in shapes {
+        let with_nulls = matches!(name, "run_length" | "dictionary");
+        let present = move |r: i64| !with_nulls || nulls(r);
+        let values = |r: i64| present(r).then(|| shape(r));
+        let narrow = |r: i64| present(r).then(|| (shape(r) % 100) as i8);
+        if name != "dictionary" && name != "delta" {
+            cols.push((
+                format!("{name}_int8"),
+                Arc::new(Int8Array::from_iter((0..rows).map(narrow))),
+            ));
+        }
+        cols.push((
+            format!("{name}_int16"),
+            Arc::new(Int16Array::from_iter(
+                (0..rows).map(|r| values(r).map(|v| v as i16)),
+            )),
+        ));
+        cols.push((
+            format!("{name}_int32"),
+            Arc::new(Int32Array::from_iter(
+                (0..rows).map(|r| values(r).map(|v| v as i32)),
+            )),
+        ));
+        cols.push((
+            format!("{name}_date32"),
+            Arc::new(Date32Array::from_iter(
+                (0..rows).map(|r| values(r).map(|v| 19_000 + v as i32)),
+            )),
+        ));
+        let big = |r: i64| {
+            values(r).map(|v| match name {
+                "dictionary" => wide_spread(r),
+                _ => 1_700_000_000_000 + v * 1_000,
+            })
+        };
+        cols.push((
+            format!("{name}_int64"),
+            Arc::new(Int64Array::from_iter((0..rows).map(big))),
+        ));
+        cols.push((
+            format!("{name}_timestamp"),
+            Arc::new(TimestampMicrosecondArray::from_iter((0..rows).map(big)).with_timezone("UTC")),
+        ));
+        cols.push((
+            format!("{name}_decimal18"),
+            Arc::new(
+                Decimal128Array::from_iter((0..rows).map(|r| big(r).map(i128::from)))
+                    .with_precision_and_scale(18, 3)
+                    .expect("decimal"),
+            ),
+        ));
+    }
+    // Floating point: ALP for decimals in disguise, constant bit patterns for a constant.
+    cols.push((
+        "alp_float64".into(),
+        Arc::new(Float64Array::from_iter((0..rows).map(|r| {
+            nulls(r).then(|| match r % 61 {
+                3 => f64::NAN,
+                4 => -0.0,
+                _ => (10_000 + (mix(r) % 5_000) as i64) as f64 / 100.0,
+            })
+        }))),
+    ));
+    cols.push((
+        "alp_float32".into(),
+        Arc::new(Float32Array::from_iter((0..rows).map(|r| {
+            nulls(r).then(|| match r % 61 {
+                3 => f32::NAN,
+                4 => -0.0,
+                _ => (150 + (mix(r) % 250) as i32) as f32 / 10.0,
+            })
+        }))),
+    ));
+    cols.push((
+        "constant_float64".into(),
+        Arc::new(Float64Array::from_iter_values((0..rows).map(|_| 2.5))),
+    ));
+    // Variable length: FSST for templated text, the string dictionary for few distinct values,
+    // HEX for digests.
+    let text = |r: i64| {
+        format!(
+            "GET /api/v{}/orders/{} took {} ms from 10.0.{}.{}",
+            r % 3,
+            mix(r) % 100_000,
+            mix(r + 1) % 900,
+            r % 7,
+            mix(r + 2) % 250
+        )
+    };
+    let agent = |r: i64| {
+        [
+            "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+            "curl/8.7.1",
+            "",
+            "python-requests/2.31.0 é",
+        ][(mix(r) % 4) as usize]
+            .to_string()
+    };
+    // Digests: a 128-bit id in hex, one per row.
+    let digest = |r: i64| format!("{:016x}{:016x}", mix(r), mix(r + 1_000_000));
+    type Text = fn(i64) -> String;
+    for (name, value) in [
+        ("fsst", text as Text),
+        ("string_dictionary", agent as Text),
+        ("hex", digest as Text),
+    ] {
+        let strings = || (0..rows).map(move |r| nulls(r).then(|| value(r)));
+        cols.push((
+            format!("{name}_utf8"),
+            Arc::new(StringArray::from_iter(strings())),
+        ));
+        cols.push((
+            format!("{name}_large_utf8"),
+            Arc::new(LargeStringArray::from_iter(strings())),
+        ));
+        cols.push((
+            format!("{name}_binary"),
+            Arc::new(BinaryArray::from_iter(
+                strings().map(|s| s.map(String::into_bytes)),
+            )),
+        ));
+    }
+    cols
+}
+
+/// One column per (encoding, type) pair: [`encodings_by_type_columns`].
+pub fn encodings_by_type() -> RecordBatch {
+    let cols = encodings_by_type_columns();
+    batch(cols.iter().map(|(n, c)| (n.as_str(), c.clone())).collect())
+}

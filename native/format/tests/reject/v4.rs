@@ -127,7 +127,29 @@ pub fn cases() -> Vec<RejectCase> {
         },
     );
     let (_, list_constant) = find(&list, BufferEncoding::Constant);
+    // The encoding × type fixture holds the digests HEX stores.
+    let by_type = frame_of(&common::encodings_by_type(), |o| {
+        o.format = Format::V4;
+        o.stats = false;
+        o.codec = Codec::None;
+        o.encoding = EncodingPolicy::Auto;
+    });
+    let (_, hex) = find(&by_type, BufferEncoding::Hex);
     vec![
+        case(
+            "v4_hex_case_2",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "a HEX buffer whose case byte is 2 (0 lower, 1 upper)",
+            edited(&by_type, |b| b[hex.stored] = 2),
+        ),
+        case(
+            "v4_hex_reserved_not_zero",
+            "CORRUPT_FRAME",
+            Section::Payload,
+            "a HEX buffer whose parameter block's reserved bytes are not zero",
+            edited(&by_type, |b| b[hex.stored + 3] = 1),
+        ),
         case(
             "v4_directory_decoded_len_unaligned",
             "CORRUPT_FRAME",

@@ -1,6 +1,7 @@
 package dev.tablecache;
 
 import dev.tablecache.TableCacheException.Kind;
+import dev.tablecache.format.CheckedFrame;
 import dev.tablecache.format.FrameParser;
 import dev.tablecache.jni.BatchExporter;
 import dev.tablecache.jni.BatchImporter;
@@ -159,15 +160,38 @@ public final class TableCache {
    */
   public static VectorSchemaRoot deserialize(
       byte[] frame, int[] projection, BufferAllocator allocator) {
-    if (frame == null || allocator == null) {
-      throw new TableCacheException(
-          Kind.INVALID_ARGUMENT, (frame == null ? "frame" : "allocator") + " is null");
-    }
+    checkRootArguments(frame, allocator);
     return decode(
+        frame,
+        null,
+        projection,
+        (descriptor, schema, columns) ->
+            BatchImporter.importBatch(descriptor, schema, columns, allocator));
+  }
+
+  /**
+   * {@link #deserialize(byte[], int[], BufferAllocator)} of a frame the caller has parsed ({@link
+   * FrameParser#check}): its schema comes from that parse instead of from the frame again. The
+   * native decoder still checks the whole frame.
+   *
+   * @throws TableCacheException as {@link #deserialize(byte[], int[], BufferAllocator)}
+   */
+  public static VectorSchemaRoot deserializeChecked(
+      CheckedFrame frame, int[] projection, BufferAllocator allocator) {
+    checkRootArguments(frame, allocator);
+    return decode(
+        frame.frame(),
         frame,
         projection,
         (descriptor, schema, columns) ->
             BatchImporter.importBatch(descriptor, schema, columns, allocator));
+  }
+
+  private static void checkRootArguments(Object frame, BufferAllocator allocator) {
+    if (frame == null || allocator == null) {
+      throw new TableCacheException(
+          Kind.INVALID_ARGUMENT, (frame == null ? "frame" : "allocator") + " is null");
+    }
   }
 
   /**
@@ -181,11 +205,27 @@ public final class TableCache {
    *     column
    */
   public static NativeColumn[] deserializeColumns(byte[] frame, int[] projection) {
+    checkColumnsArguments(frame, projection);
+    return decode(frame, null, projection, BatchImporter::importColumns);
+  }
+
+  /**
+   * {@link #deserializeColumns(byte[], int[])} of a frame the caller has parsed ({@link
+   * FrameParser#check}): its schema comes from that parse instead of from the frame again. The
+   * native decoder still checks the whole frame.
+   *
+   * @throws TableCacheException as {@link #deserializeColumns(byte[], int[])}
+   */
+  public static NativeColumn[] deserializeColumnsChecked(CheckedFrame frame, int[] projection) {
+    checkColumnsArguments(frame, projection);
+    return decode(frame.frame(), frame, projection, BatchImporter::importColumns);
+  }
+
+  private static void checkColumnsArguments(Object frame, int[] projection) {
     if (frame == null || projection == null || projection.length == 0) {
       throw new TableCacheException(
           Kind.INVALID_ARGUMENT, frame == null ? "frame is null" : "no columns to decode");
     }
-    return decode(frame, projection, BatchImporter::importColumns);
   }
 
   /** How a native decode descriptor becomes what the caller reads. */
@@ -193,15 +233,21 @@ public final class TableCache {
     T importFrom(long[] descriptor, Schema frameSchema, int[] projection);
   }
 
-  /** The native decode of {@code projection} (null = all columns), imported by {@code to}. */
-  private static <T> T decode(byte[] frame, int[] projection, Importer<T> to) {
+  /**
+   * The native decode of {@code projection} (null = all columns), imported by {@code to} under
+   * the schema of {@code checked}, the caller's parse of the frame, or without one, the schema
+   * found in the frame.
+   */
+  private static <T> T decode(
+      byte[] frame, CheckedFrame checked, int[] projection, Importer<T> to) {
     Capability.requireAvailable();
     int[] columns = projection == null ? null : projection.clone(); // immune to caller changes
     long[] descriptor = NativeCodec.deserializeProjected(frame, columns);
     Schema schema;
     try {
-      // The native call validated the frame; this only finds its schema (usually cached).
-      schema = FrameParser.schemaOf(frame);
+      // The native call validated the frame; this only finds its schema: the caller's parse
+      // has it, else the frame's bytes find it (usually in the cache of decoded schemas).
+      schema = checked != null ? checked.schema() : FrameParser.schemaOf(frame);
     } catch (RuntimeException | Error e) {
       BatchImporter.releaseAll(descriptor, e);
       throw e;

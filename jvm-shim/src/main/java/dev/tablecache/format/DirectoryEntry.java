@@ -1,5 +1,9 @@
 package dev.tablecache.format;
 
+import static dev.tablecache.format.LittleEndian.u32;
+import static dev.tablecache.format.LittleEndian.u8;
+
+import dev.tablecache.CacheFormat;
 import dev.tablecache.Codec;
 import dev.tablecache.Encoding;
 
@@ -8,6 +12,11 @@ import dev.tablecache.Encoding;
  * fields are widened to {@code long}. A value class (not a record: the Spark 3.5 jar targets Java 8).
  */
 public final class DirectoryEntry {
+
+  /** Bytes of a V2 or V3 entry. */
+  static final int LEN = 20;
+  /** Bytes of a V4 entry: the V3 entry, then the decoded length. */
+  static final int V4_LEN = 24;
 
   private final long offset;
   private final long storedLen;
@@ -32,6 +41,28 @@ public final class DirectoryEntry {
     this.checksum = checksum;
     this.codecId = codecId;
     this.encodingId = encodingId;
+  }
+
+  /** The length of one directory entry of a V2, V3 or V4 frame. */
+  static int lengthIn(CacheFormat format) {
+    return format == CacheFormat.V4 ? V4_LEN : LEN;
+  }
+
+  /**
+   * The entry at byte {@code at} of {@code frame}, which holds all of its {@link #lengthIn}
+   * bytes: the one reader of an entry's fields, for the parser's checks and for the readers of a
+   * parsed frame. A V2 or V3 entry's decoded length is its raw length.
+   */
+  static DirectoryEntry at(byte[] frame, int at, CacheFormat format) {
+    long raw = u32(frame, at + 8);
+    return new DirectoryEntry(
+        u32(frame, at),
+        u32(frame, at + 4),
+        raw,
+        format == CacheFormat.V4 ? u32(frame, at + LEN) : raw,
+        u32(frame, at + 12),
+        u8(frame, at + 16),
+        u8(frame, at + 17));
   }
 
   /** Payload offset from payload_start. */

@@ -29,8 +29,6 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class FrameParser {
 
   static final int HEADER_LEN = Header.LEN;
-  static final int ENTRY_LEN = 20;
-  static final int V4_ENTRY_LEN = 24; // the V3 entry, then the decoded length
   static final int STATS_ENTRY_MIN = 18; // null_count, row_count, size_in_bytes, flags, bound_kind
 
   static final int FLAG_STATS = 1;
@@ -53,11 +51,30 @@ public final class FrameParser {
    * @throws TableCacheException with the kind the native reader would raise
    */
   public static ParsedFrame parse(byte[] frame) {
+    MetadataReads.FRAMES.increment();
     CacheFormat format = CacheFormat.detect(frame);
     if (format == CacheFormat.LEGACY) {
       return LegacyStreamParser.parse(frame);
     }
-    return parseFramed(frame, format);
+    return parseFramed(frame, format, true);
+  }
+
+  /**
+   * Checks a V4, V3, V2 or legacy cached batch as {@link #parse} does, and decodes its schema,
+   * but leaves the stats entries for {@link CheckedFrame#stats()} to parse when a reader wants
+   * them: a read that only decodes never pays for them. Their bytes are covered by the metadata
+   * checksum checked here.
+   *
+   * @throws TableCacheException with the kind the native reader would raise
+   */
+  public static CheckedFrame check(byte[] frame) {
+    MetadataReads.FRAMES.increment();
+    CacheFormat format = CacheFormat.detect(frame);
+    ParsedFrame parsed =
+        format == CacheFormat.LEGACY
+            ? LegacyStreamParser.parse(frame)
+            : parseFramed(frame, format, false);
+    return parsed.checked();
   }
 
   /**
@@ -65,6 +82,7 @@ public final class FrameParser {
    * native decoder has already validated. Decoded schemas are cached by their bytes.
    */
   public static Schema schemaOf(byte[] frame) {
+    MetadataReads.FRAMES.increment();
     CacheFormat format = CacheFormat.detect(frame);
     if (format == CacheFormat.LEGACY) {
       return LegacyStreamParser.parse(frame).schema();
@@ -79,7 +97,12 @@ public final class FrameParser {
     return SchemaCodec.decode(frame, HEADER_LEN, (int) schemaLen);
   }
 
-  private static ParsedFrame parseFramed(byte[] b, CacheFormat format) {
+  /**
+   * The metadata of a V2, V3 or V4 frame; with {@code withStats} false the stats entries are
+   * neither checked nor parsed, and the result is only a step to its {@link
+   * ParsedFrame#checked()}.
+   */
+  private static ParsedFrame parseFramed(byte[] b, CacheFormat format, boolean withStats) {
     final long len = b.length;
     // Same order as the native reader: flags, then reserved bytes, then the rest of the header,
     // so a short frame fails with the same kind on both sides.
@@ -112,7 +135,8 @@ public final class FrameParser {
     }
     long entries = perColumn(format) ? columnCount : 1;
     // All in long: u32 sums cannot overflow, and nothing is allocated before this check.
-    long payloadStart = HEADER_LEN + schemaLen + statsLen + entryLen(format) * entries;
+    long payloadStart =
+        HEADER_LEN + schemaLen + statsLen + (long) DirectoryEntry.lengthIn(format) * entries;
     if (payloadStart > len) {
       throw corrupt(
           "Truncated: sections end at byte " + payloadStart + " but the frame has " + len + " bytes");
@@ -134,12 +158,8 @@ public final class FrameParser {
           "RowCountTooLarge: row count " + rowCount + " exceeds the format's limit of 2147483647");
     }
     boolean encodedFlag = (flags & FLAG_ENCODED) != 0;
-    List<DirectoryEntry> directory =
-        parseDirectory(
-            b, (int) entries, payloadStart, checksumKind, encodedFlag, format == CacheFormat.V4);
-    int statsOffset = (int) (HEADER_LEN + schemaLen);
-    List<ColumnStats> stats =
-        statsFlag ? parseStats(b, statsOffset, (int) statsLen, rowCount, columnCount) : null;
+    checkDirectory(b, format, (int) entries, payloadStart, checksumKind, encodedFlag);
+    List<ColumnStats> stats = statsFlag && withStats ? parseStats(b) : null;
     if (columnCount > Integer.MAX_VALUE) {
       // No schema that fits in a byte[] has 2^31 fields. The native reader finds that out by
       // decoding the schema after the directory and stats, so an undecodable schema wins there.
@@ -158,14 +178,9 @@ public final class FrameParser {
         statsLen,
         metaChecksum,
         payloadStart,
-        directory,
+        (int) entries,
         stats,
         null);
-  }
-
-  /** The length of one directory entry of a V2, V3 or V4 frame. */
-  static int entryLen(CacheFormat format) {
-    return format == CacheFormat.V4 ? V4_ENTRY_LEN : ENTRY_LEN;
   }
 
   /** Whether the frame has one directory entry per column (V3, V4) rather than one (V2). */
@@ -174,28 +189,27 @@ public final class FrameParser {
   }
 
   // Check order matches the native parser (mutation tests compare the kinds both report).
-  // selfDescribing: a V4 frame, whose bodies state their own encodings, so its entries are plain.
-  private static List<DirectoryEntry> parseDirectory(
+  private static void checkDirectory(
       byte[] b,
+      CacheFormat format,
       int entries,
       long payloadStart,
       int checksumKind,
-      boolean encodedFlag,
-      boolean selfDescribing) {
+      boolean encodedFlag) {
     long len = b.length;
-    List<DirectoryEntry> out = new ArrayList<>(entries); // bounded: 20 × entries ≤ len
+    // selfDescribing: a V4 frame, whose bodies state their own encodings, so its entries are plain.
+    boolean selfDescribing = format == CacheFormat.V4;
     long expectedOffset = 0;
     boolean anyEncoded = false;
-    int entryLen = selfDescribing ? V4_ENTRY_LEN : ENTRY_LEN;
+    int entryLen = DirectoryEntry.lengthIn(format);
     int base = (int) payloadStart - entryLen * entries;
     for (int i = 0; i < entries; i++) {
       int p = base + entryLen * i;
-      long offset = u32(b, p);
-      long stored = u32(b, p + 4);
-      long raw = u32(b, p + 8);
-      long checksum = u32(b, p + 12);
-      int codec = u8(b, p + 16);
-      int encoding = u8(b, p + 17);
+      DirectoryEntry e = DirectoryEntry.at(b, p, format);
+      long offset = e.offset();
+      long stored = e.storedLen();
+      int codec = e.codecId();
+      int encoding = e.encodingId();
       if (u8(b, p + 18) != 0 || u8(b, p + 19) != 0) {
         throw corrupt("CorruptDirectory: entry " + i + " reserved bytes are not zero");
       }
@@ -235,20 +249,15 @@ public final class FrameParser {
                 + " past the frame end "
                 + len);
       }
-      checkRawLen(i, codec, stored, raw);
-      long decoded = raw;
-      if (selfDescribing) {
-        decoded = u32(b, p + 20);
-        if (decoded % 8 != 0) {
-          throw corrupt(
-              "CorruptDirectory: entry " + i + " decoded length " + decoded
-                  + " is not a multiple of 8");
-        }
+      checkRawLen(i, codec, stored, e.rawLen());
+      if (selfDescribing && e.decodedLen() % 8 != 0) {
+        throw corrupt(
+            "CorruptDirectory: entry " + i + " decoded length " + e.decodedLen()
+                + " is not a multiple of 8");
       }
-      if (checksumKind == ParsedFrame.CHECKSUM_NONE && checksum != 0) {
+      if (checksumKind == ParsedFrame.CHECKSUM_NONE && e.checksum() != 0) {
         throw corrupt("CorruptDirectory: entry " + i + " has a checksum but the kind is NONE");
       }
-      out.add(new DirectoryEntry(offset, stored, raw, decoded, checksum, codec, encoding));
       expectedOffset += stored;
     }
     // Exact both ways, like STATS: a frame has exactly one valid flags byte.
@@ -259,7 +268,6 @@ public final class FrameParser {
     if (end != len) {
       throw corrupt("TrailingBytes: frame ends at byte " + end + " but has " + len + " bytes");
     }
-    return out;
   }
 
   private static void checkRawLen(int i, int codec, long stored, long raw) {
@@ -292,8 +300,16 @@ public final class FrameParser {
     }
   }
 
-  private static List<ColumnStats> parseStats(
-      byte[] b, int start, int statsLen, long headerRows, long headerColumns) {
+  /**
+   * The stats entries of a frame whose header and metadata checksum are checked and whose STATS
+   * flag is set, with the rules of FORMAT.md section 4.
+   */
+  static List<ColumnStats> parseStats(byte[] b) {
+    MetadataReads.STATS.increment();
+    long headerRows = u32(b, Header.ROW_COUNT_AT);
+    long headerColumns = u32(b, Header.COLUMN_COUNT_AT);
+    int start = (int) (HEADER_LEN + u32(b, Header.SCHEMA_LEN_AT));
+    int statsLen = (int) u32(b, Header.STATS_LEN_AT);
     int end = start + statsLen;
     if (statsLen < 4) {
       throw corrupt("BadStats: stats section of " + statsLen + " bytes has no column count");

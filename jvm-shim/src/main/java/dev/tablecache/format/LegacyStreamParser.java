@@ -8,8 +8,6 @@ import dev.tablecache.TableCacheException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.channels.Channels;
-import java.util.Collections;
-import java.util.List;
 import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.flatbuf.RecordBatch;
 import org.apache.arrow.vector.ipc.ReadChannel;
@@ -111,7 +109,7 @@ final class LegacyStreamParser {
         0,
         0,
         0,
-        Collections.emptyList(),
+        0,
         null,
         schema);
   }

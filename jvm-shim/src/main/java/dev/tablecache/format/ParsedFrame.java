@@ -4,7 +4,7 @@ import dev.tablecache.ErrorText;
 import dev.tablecache.CacheFormat;
 import dev.tablecache.TableCacheException.Kind;
 import dev.tablecache.TableCacheException;
-import java.util.ArrayList;
+import java.util.AbstractList;
 import java.util.Collections;
 import java.util.List;
 import java.util.zip.Checksum;
@@ -40,7 +40,8 @@ public final class ParsedFrame {
   private final long metaChecksum;
   private final int schemaOffset;
   private final long payloadStart;
-  private final List<DirectoryEntry> directory;
+  /** How many directory entries precede the payloads; each is read from the bytes when asked. */
+  private final int entries;
   private final List<ColumnStats> stats; // null when the frame has no stats section
   private volatile Schema schema; // decoded on first use: most callers need only the stats
 
@@ -55,7 +56,7 @@ public final class ParsedFrame {
       long statsLength,
       long metaChecksum,
       long payloadStart,
-      List<DirectoryEntry> directory,
+      int entries,
       List<ColumnStats> stats,
       Schema schema) {
     this.bytes = bytes;
@@ -68,8 +69,8 @@ public final class ParsedFrame {
     this.statsLength = statsLength;
     this.metaChecksum = metaChecksum;
     this.payloadStart = payloadStart;
-    this.directory = Collections.unmodifiableList(new ArrayList<>(directory));
-    this.stats = stats == null ? null : Collections.unmodifiableList(new ArrayList<>(stats));
+    this.entries = entries;
+    this.stats = stats == null ? null : Collections.unmodifiableList(stats);
     this.schema = schema;
   }
 
@@ -134,9 +135,40 @@ public final class ParsedFrame {
     return bytes.length;
   }
 
-  /** Directory entries in order (V3, V4: one per column, V2: one; legacy: none). */
+  /**
+   * Directory entries in order (V3, V4: one per column, V2: one; legacy: none), each read from
+   * the frame bytes when asked for: the parser checked them all.
+   */
   public List<DirectoryEntry> directory() {
-    return directory;
+    return new AbstractList<DirectoryEntry>() {
+      @Override
+      public DirectoryEntry get(int i) {
+        if (i < 0 || i >= entries) {
+          throw new IndexOutOfBoundsException("entry " + i + " of " + entries);
+        }
+        return DirectoryEntry.at(bytes, directoryAt() + DirectoryEntry.lengthIn(format) * i, format);
+      }
+
+      @Override
+      public int size() {
+        return entries;
+      }
+    };
+  }
+
+  /** Where the first directory entry starts. */
+  private int directoryAt() {
+    return (int) payloadStart - DirectoryEntry.lengthIn(format) * entries;
+  }
+
+  /**
+   * What a read takes of this frame from here on: the frame, its schema (decoded now if it was
+   * not yet) and where its directory starts.
+   *
+   * @throws TableCacheException as {@link #schema()}
+   */
+  CheckedFrame checked() {
+    return new CheckedFrame(bytes, schema(), format == CacheFormat.LEGACY ? -1 : directoryAt());
   }
 
   /** Whether the frame has a stats section (never for legacy). */
@@ -207,6 +239,7 @@ public final class ParsedFrame {
     if (format == CacheFormat.LEGACY || checksumKind() != CHECKSUM_CRC32C) {
       return;
     }
+    List<DirectoryEntry> directory = directory();
     for (int i = 0; i < directory.size(); i++) {
       DirectoryEntry e = directory.get(i);
       Checksum crc = Crc32c.create();

@@ -57,6 +57,7 @@ public final class SchemaCodec {
    * @throws TableCacheException CORRUPT_FRAME when the bytes are not a schema message
    */
   static Schema decode(byte[] bytes, int off, int len) {
+    MetadataReads.SCHEMAS.increment();
     ByteBuffer probe = ByteBuffer.wrap(bytes, off, len).slice(); // content-based equals/hashCode
     Schema s = DECODED.get(probe);
     if (s != null) {

@@ -5,8 +5,8 @@ import com.esotericsoftware.kryo.KryoSerializable;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import dev.tablecache.CacheFormat;
+import dev.tablecache.format.CheckedFrame;
 import dev.tablecache.format.FrameParser;
-import dev.tablecache.format.ParsedFrame;
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import dev.tablecache.spark.stats.StatsRows;
 import java.io.Externalizable;
@@ -18,8 +18,11 @@ import org.apache.spark.sql.columnar.SimpleMetricsCachedBatch;
 
 /**
  * One cached batch: the row count and the frame bytes, on heap, so Spark's size estimator and
- * storage levels see the real footprint. Stats live only inside the frame; {@link #stats()}
- * parses them on first use (pure Java, no JNI) and keeps the row in a transient field.
+ * storage levels see the real footprint. Stats live only inside the frame. The first read that
+ * needs the frame's metadata (the stats filter, partial aggregates, a decode) parses it once,
+ * pure Java, no JNI, and the batch keeps what the reads take from it in a transient field: the
+ * {@link CheckedFrame} (schema, directory position) and, once the stats are read, the stats row.
+ * Every later read of the batch, in this query or the next, uses those instead of parsing again.
  *
  * <p>Java serialization (Externalizable) and Kryo (KryoSerializable) both write exactly
  * {@code numRows, length, bytes}; reads check both fields against the stream and the frame
@@ -69,21 +72,65 @@ public final class NativeCachedBatch
 
   /** Whether the frame carries partition statistics (V4/V3/V2 written with stats on). */
   public boolean hasStats() {
-    return parsed().hasStats;
+    return parsed().frame.hasStats();
   }
 
+  /** The stats row ({@link StatsRows}), built from the frame's stats entries on first use. */
   @Override
   public InternalRow stats() {
-    return parsed().stats;
+    Parsed p = parsed();
+    InternalRow row = p.stats;
+    return row != null ? row : statsOnce(p);
+  }
+
+  /**
+   * The frame's metadata as the parser checked it, for the decoded-size check and the import:
+   * parsed on first use (here, or by {@link #hasStats()} or {@link #stats()}), then kept.
+   *
+   * @throws dev.tablecache.TableCacheException with the native reader's kind for a damaged frame
+   */
+  public CheckedFrame checkedFrame() {
+    return parsed().frame;
   }
 
   private Parsed parsed() {
     Parsed p = parsed;
+    return p != null ? p : parseOnce();
+  }
+
+  /**
+   * Parses the frame's metadata unless a reader did already. Under the batch's lock, as is {@link
+   * #statsOnce}, so that first readers at once (two tasks scanning one cached block) wait for one
+   * parse instead of each making their own. A parse that fails keeps nothing: the next read
+   * parses again and fails the same way.
+   */
+  private synchronized Parsed parseOnce() {
+    Parsed p = parsed;
     if (p == null) {
-      p = Parsed.of(frame, numRows);
+      p = new Parsed(FrameParser.check(frame));
       parsed = p;
     }
     return p;
+  }
+
+  /** Builds the stats row of {@code p} unless a reader did already. */
+  private synchronized InternalRow statsOnce(Parsed p) {
+    InternalRow row = p.stats;
+    if (row == null) {
+      row = statsRow(p.frame, numRows);
+      p.stats = row;
+    }
+    return row;
+  }
+
+  private static InternalRow statsRow(CheckedFrame frame, int numRows) {
+    if (frame.format() == CacheFormat.LEGACY) {
+      return StatsRows.withoutStats(0, numRows);
+    }
+    if (!frame.hasStats()) {
+      return StatsRows.withoutStats(frame.schema().getFields().size(), numRows);
+    }
+    return StatsRows.build(frame.schema().getFields(), frame.stats());
   }
 
   /** Called by Spark's block manager when the block holding this batch is removed. */
@@ -128,25 +175,18 @@ public final class NativeCachedBatch
     return "NativeCachedBatch{rows=" + numRows + ", bytes=" + frame.length + "}";
   }
 
-  /** The parsed view of a frame's header and stats. */
+  /**
+   * What the reads of a batch take from its frame's metadata: the checked frame, and the stats
+   * row once a reader asked for the stats. Nothing else of the parse is kept: a cache holds one
+   * of these per batch.
+   */
   private static final class Parsed {
-    final boolean hasStats;
-    final InternalRow stats;
+    final CheckedFrame frame;
+    /** Null until {@link #statsOnce} builds it. */
+    volatile InternalRow stats;
 
-    private Parsed(boolean hasStats, InternalRow stats) {
-      this.hasStats = hasStats;
-      this.stats = stats;
-    }
-
-    static Parsed of(byte[] frame, int numRows) {
-      if (CacheFormat.detect(frame) == CacheFormat.LEGACY) {
-        return new Parsed(false, StatsRows.withoutStats(0, numRows));
-      }
-      ParsedFrame f = FrameParser.parse(frame);
-      if (!f.hasStats()) {
-        return new Parsed(false, StatsRows.withoutStats(f.columnCount(), numRows));
-      }
-      return new Parsed(true, StatsRows.build(f.schema().getFields(), f.stats()));
+    Parsed(CheckedFrame frame) {
+      this.frame = frame;
     }
   }
 }

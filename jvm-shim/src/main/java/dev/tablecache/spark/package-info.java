@@ -19,14 +19,14 @@
  * <table>
  *   <caption>spark.tablecache.* keys</caption>
  *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>spark.tablecache.format</td><td>v3</td><td>v3 | v4 | v2 | legacy: preferred frame
- *       format; an older library falls back V4 → V3 → V2 → legacy (V2 needs stats). v4 (each
- *       buffer in its own lightweight encoding) is opt-in until its encodings' selection is
- *       benchmarked.</td></tr>
+ *   <tr><td>spark.tablecache.format</td><td>v4</td><td>v4 | v3 | v2 | legacy: preferred frame
+ *       format; an older library falls back V4 → V3 → V2 → legacy (V2 needs stats). V4 stores
+ *       each buffer in its own lightweight encoding; v3 is the format before it.</td></tr>
  *   <tr><td>spark.tablecache.stats</td><td>true</td><td>write min/max/null-count stats
  *       (needed for batch pruning).</td></tr>
- *   <tr><td>spark.tablecache.codec</td><td>lz4</td><td>lz4 | zstd | none | auto (lz4, stored
- *       raw when it saves less than 1/8).</td></tr>
+ *   <tr><td>spark.tablecache.codec</td><td>adaptive</td><td>adaptive | lz4 | zstd | none | auto:
+ *       adaptive takes lz4, or zstd where it stores at most 4/5 of lz4's bytes, and stores raw
+ *       where neither saves 1/8; auto is lz4, stored raw when it saves less than 1/8.</td></tr>
  *   <tr><td>spark.tablecache.encoding</td><td>auto</td><td>auto | byte_stream_split | plain:
  *       how the encoding of each V3/V2 payload is chosen before the codec. auto: the writer
  *       chooses (today byte stream split, which stores fixed-width values one stream per byte
@@ -45,6 +45,21 @@
  *   <tr><td>spark.tablecache.onUnavailable</td><td>fallback</td><td>fallback | fail: when the
  *       native library cannot be used on the driver, cache with Spark's default serializer (one
  *       warning with the cause) or fail the query.</td></tr>
+ *   <tr><td>spark.tablecache.unsafeRowInput</td><td>true</td><td>cache rows by handing their
+ *       UnsafeRow bytes to the native writer (flat column types); false: Spark's
+ *       ArrowWriter.</td></tr>
+ *   <tr><td>spark.tablecache.columnarInput</td><td>true</td><td>build caches from columnar input
+ *       where Spark offers it (not while Apache Gluten is enabled); false: always from rows. Read
+ *       when a cache is defined.</td></tr>
+ *   <tr><td>spark.tablecache.comet.zeroCopyRead</td><td>true</td><td>under Comet: decode our
+ *       caches straight into Comet's Arrow; false: Comet's own conversion. Read when a query is
+ *       planned.</td></tr>
+ *   <tr><td>spark.tablecache.columnarRead</td><td>true</td><td>read our caches through columnar
+ *       whole-stage code ({@code TableCacheExtensions}); false: Spark's row path. Read when a
+ *       query is planned.</td></tr>
+ *   <tr><td>spark.tablecache.aggregatesFromStats</td><td>true</td><td>answer the partial half of
+ *       a global count/min/max over a cache from each batch's stats; false: Spark's partial
+ *       aggregate. Read when a query is planned.</td></tr>
  * </table>
  *
  * <h2>Metrics (optional)</h2>
@@ -88,7 +103,8 @@
  * <h2>Design</h2>
  *
  * <ul>
- *   <li>Writing: rows go to Arrow with Spark's {@code ArrowWriter} (vectors reused per task, from a
+ *   <li>Writing: rows go to the native writer as their {@code UnsafeRow} bytes (flat types), else
+ *       to Arrow with Spark's {@code ArrowWriter} (vectors reused per task, from a
  *       per-task child of Spark's Arrow allocator, freed at task end); columnar input is handed
  *       over without a copy when it already is Arrow of the right shape, else copied once and
  *       coalesced ({@link dev.tablecache.spark.write.ColumnarToFrames}).
@@ -100,7 +116,10 @@
  *       ({@link dev.tablecache.spark.read.FrameDecoder}). Columnar output is {@link
  *       dev.tablecache.spark.read.NativeColumnVector}s for flat types, ArrowColumnVectors for
  *       nested ones; row output copies each row into an UnsafeRow.
- *   <li>Everything Spark-version-specific is in {@link dev.tablecache.spark.compat.SparkCompat}.
+ *   <li>Everything Spark-version-specific is in {@link dev.tablecache.spark.compat} ({@link
+ *       dev.tablecache.spark.compat.SparkCompat}, {@code SparkLine}), but for the per-line
+ *       overrides of {@code NativeCachedBatchSerializer} and {@code
+ *       plan.TableCacheScanMetricsExec}.
  * </ul>
  */
 package dev.tablecache.spark;

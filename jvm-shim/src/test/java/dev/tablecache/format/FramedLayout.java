@@ -123,7 +123,7 @@ final class FramedLayout {
     statsStart = HEADER + (int) u32(frame, SCHEMA_LEN_AT);
     dirStart = statsStart + (int) u32(frame, STATS_LEN_AT);
     int entryCount = perColumn() ? columnCount : 1;
-    entryLen = FrameParser.entryLen(version == 4 ? CacheFormat.V4 : CacheFormat.V3);
+    entryLen = DirectoryEntry.lengthIn(version == 4 ? CacheFormat.V4 : CacheFormat.V3);
     payloadStart = dirStart + entryLen * entryCount;
     int offset = payloadStart;
     for (int i = 0; i < entryCount; i++) {

@@ -29,11 +29,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /** Writes through JNI and reads the metadata back with the pure-Java parser: the loop closes. */
 class WriteThenParseTest extends NativeTestBase {
 
-  private byte[] lastFrame;
-
   private ParsedFrame write(VectorSchemaRoot in, WriteOptions o) {
     byte[] frame = TableCache.serialize(in, o);
-    lastFrame = frame;
     ParsedFrame p = FrameParser.parse(frame).validate();
     p.verifyPayloadChecksums();
     return p;
@@ -85,7 +82,7 @@ class WriteThenParseTest extends NativeTestBase {
           assertEquals(st.get(i).sizeInBytes(), e.decodedLen(), "column " + i);
         }
         int[] all = java.util.stream.IntStream.range(0, st.size()).toArray();
-        assertEquals(sizes, DecodedSize.declared(lastFrame, all));
+        assertEquals(sizes, p.checked().decodedBytes(all));
         assertFalse(p.encoded());
       } else {
         assertTrue(p.directory().get(0).rawLen() >= sizes);

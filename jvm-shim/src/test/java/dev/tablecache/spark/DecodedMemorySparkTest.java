@@ -3,7 +3,6 @@ package dev.tablecache.spark;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tablecache.format.DecodedSize;
 import dev.tablecache.spark.read.FrameDecoder;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,7 +91,7 @@ class DecodedMemorySparkTest {
                         long after = tmm.getMemoryConsumptionForThisTask();
                         out.add(
                             new long[] {
-                              before, during, after, DecodedSize.declared(b.frame(), columns)
+                              before, during, after, b.checkedFrame().decodedBytes(columns)
                             });
                       }
                     }

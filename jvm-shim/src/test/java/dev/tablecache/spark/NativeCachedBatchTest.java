@@ -12,6 +12,8 @@ import dev.tablecache.Codec;
 import dev.tablecache.TableCache;
 import dev.tablecache.TableCacheException;
 import dev.tablecache.WriteOptions;
+import dev.tablecache.format.MetadataReadsAccess;
+import dev.tablecache.spark.read.FrameDecoder;
 import dev.tablecache.spark.stats.StatsRows;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -21,9 +23,15 @@ import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BitVector;
@@ -42,6 +50,8 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.serializer.KryoSerializer;
 import org.apache.spark.serializer.SerializerInstance;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
 import org.junit.jupiter.api.AfterAll;
@@ -161,6 +171,75 @@ class NativeCachedBatchTest {
     assertEquals(ROWS, st.getInt(col(10, 3)));
     assertEquals(ROWS, st.getInt(col(10, 2)), "null count of a Null-typed column");
     assertTrue(st.getLong(col(0, 4)) > 0, "column size");
+  }
+
+  /**
+   * The frame's metadata is parsed once per batch however it is read: decodes through both
+   * import paths (by address, and Arrow Java for the Null column), the stats, again and again.
+   * A decode alone does not parse the stats entries.
+   */
+  @Test
+  void oneParseServesEveryDecodeAndTheStats() {
+    NativeCachedBatch batch = new NativeCachedBatch(ROWS, frame);
+    long frames = MetadataReadsAccess.frames();
+    long stats = MetadataReadsAccess.stats();
+    long schemas = MetadataReadsAccess.schemas();
+    FrameDecoder byAddress =
+        new FrameDecoder(
+            new int[] {0, 3}, new DataType[] {DataTypes.IntegerType, DataTypes.StringType});
+    FrameDecoder arrowJava =
+        new FrameDecoder(
+            new int[] {10, 0}, new DataType[] {DataTypes.NullType, DataTypes.IntegerType});
+    try {
+      assertEquals(5, byAddress.decode(batch).column(0).getInt(0));
+      assertEquals(ROWS, arrowJava.decode(batch).numRows());
+      assertEquals(0, MetadataReadsAccess.stats() - stats, "stats parsed by the decodes");
+      for (int round = 0; round < 3; round++) {
+        assertTrue(batch.hasStats());
+        assertEquals(7, batch.stats().getInt(col(0, 1)));
+        assertEquals(5, byAddress.decode(batch).column(0).getInt(0));
+        assertEquals(ROWS, arrowJava.decode(batch).numRows());
+      }
+    } finally {
+      byAddress.close();
+      arrowJava.close();
+    }
+    assertEquals(1, MetadataReadsAccess.frames() - frames, "frames parsed");
+    assertEquals(1, MetadataReadsAccess.stats() - stats, "stats sections parsed");
+    assertEquals(1, MetadataReadsAccess.schemas() - schemas, "schemas looked up");
+  }
+
+  /** Tasks that read one cached block at once wait for one parse rather than each parsing. */
+  @Test
+  void concurrentFirstReadersShareOneParse() throws Exception {
+    int threads = 8;
+    for (int attempt = 0; attempt < 20; attempt++) {
+      NativeCachedBatch batch = new NativeCachedBatch(ROWS, frame);
+      long frames = MetadataReadsAccess.frames();
+      long stats = MetadataReadsAccess.stats();
+      CountDownLatch start = new CountDownLatch(1);
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      try {
+        List<Future<Object>> reads = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          boolean statsRow = t % 2 == 0;
+          reads.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    return statsRow ? batch.stats() : batch.checkedFrame();
+                  }));
+        }
+        start.countDown();
+        for (Future<Object> r : reads) {
+          r.get(60, TimeUnit.SECONDS);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertEquals(1, MetadataReadsAccess.frames() - frames, "frames parsed, attempt " + attempt);
+      assertEquals(1, MetadataReadsAccess.stats() - stats, "stats parsed, attempt " + attempt);
+    }
   }
 
   @Test

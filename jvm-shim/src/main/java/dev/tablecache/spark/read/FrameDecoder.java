@@ -2,7 +2,7 @@ package dev.tablecache.spark.read;
 
 import dev.tablecache.TableCache;
 import dev.tablecache.TableCacheException;
-import dev.tablecache.format.DecodedSize;
+import dev.tablecache.format.CheckedFrame;
 import dev.tablecache.jni.NativeColumn;
 import dev.tablecache.spark.NativeCachedBatch;
 import dev.tablecache.spark.compat.SparkCompat;
@@ -86,8 +86,10 @@ public final class FrameDecoder implements BatchDecoder {
       TableCacheMetrics.BATCHES_ROWS_ONLY.increment();
       return new ColumnarBatch(new ColumnVector[0], b.numRows());
     }
-    memory.acquire(DecodedSize.declared(b.frame(), decodeColumns));
-    ColumnVector[] decoded = allFlat ? decodeFlat(b) : decodeWithArrowJava(b);
+    // The batch's one parse of its frame's metadata (the stats filter's, when it ran first).
+    CheckedFrame frame = b.checkedFrame();
+    memory.acquire(frame.decodedBytes(decodeColumns));
+    ColumnVector[] decoded = allFlat ? decodeFlat(b, frame) : decodeWithArrowJava(b, frame);
     ColumnVector[] out = new ColumnVector[outputSlot.length];
     for (int i = 0; i < out.length; i++) {
       out[i] = decoded[outputSlot[i]];
@@ -115,9 +117,9 @@ public final class FrameDecoder implements BatchDecoder {
   }
 
   /** Every decoded column read by address: no Arrow Java vector, allocator or loader. */
-  private ColumnVector[] decodeFlat(NativeCachedBatch b) {
+  private ColumnVector[] decodeFlat(NativeCachedBatch b, CheckedFrame frame) {
     long began = System.nanoTime();
-    NativeColumn[] columns = TableCache.deserializeColumns(b.frame(), decodeColumns);
+    NativeColumn[] columns = TableCache.deserializeColumnsChecked(frame, decodeColumns);
     TableCacheMetrics.DECODE_NANOS.add(System.nanoTime() - began);
     currentColumns = columns;
     TableCacheMetrics.LIVE_DECODED_BATCHES.increment();
@@ -133,12 +135,12 @@ public final class FrameDecoder implements BatchDecoder {
   }
 
   /** Through Arrow Java vectors: a batch with a nested, interval or null column. */
-  private ColumnVector[] decodeWithArrowJava(NativeCachedBatch b) {
+  private ColumnVector[] decodeWithArrowJava(NativeCachedBatch b, CheckedFrame frame) {
     if (allocator == null) {
       allocator = TaskAllocator.open("read");
     }
     long began = System.nanoTime();
-    VectorSchemaRoot root = TableCache.deserialize(b.frame(), decodeColumns, allocator);
+    VectorSchemaRoot root = TableCache.deserializeChecked(frame, decodeColumns, allocator);
     TableCacheMetrics.DECODE_NANOS.add(System.nanoTime() - began);
     current = root;
     TableCacheMetrics.LIVE_DECODED_BATCHES.increment();

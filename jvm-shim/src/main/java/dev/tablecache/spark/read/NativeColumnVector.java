@@ -2,6 +2,7 @@ package dev.tablecache.spark.read;
 
 import dev.tablecache.ErrorText;
 import dev.tablecache.TableCacheException;
+import dev.tablecache.format.ArrowLayout;
 import dev.tablecache.jni.NativeColumn;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -57,7 +58,8 @@ public final class NativeColumnVector extends ColumnVector {
   /** The native column read, or null for an Arrow Java vector. */
   private final NativeColumn column;
 
-  private final Layout layout;
+  /** 8-byte offsets (LargeUtf8, LargeBinary) rather than 4-byte ones. */
+  private final boolean longOffsets;
   private final int nullCount;
   /** 0 when the column has no nulls (its validity buffer may then be absent). */
   private final long validity;
@@ -65,34 +67,54 @@ public final class NativeColumnVector extends ColumnVector {
   private final long data;
   private final long offsets;
 
-  /** How this class reads a column: value width and whether it has offsets. */
-  private enum Layout {
-    BIT(0),
-    BYTE(1),
-    SHORT(2),
-    INT(4),
-    LONG(8),
-    FLOAT(4),
-    DOUBLE(8),
-    DECIMAL128(16),
-    VAR_32(4),
-    VAR_64(8);
+  /**
+   * The one table of the Spark types this class reads, and the Arrow types each arrives as
+   * (Spark's Arrow mapping picks one; a string column may also be stored as binary, FORMAT.md
+   * "Strings that are not UTF-8"). How a column of that Arrow type lies in memory (value width,
+   * offsets and their width) is {@link ArrowLayout}'s to say, not this table's. {@link
+   * #supports}, {@link #of} and {@link #wrap} all read it, so they cannot drift.
+   */
+  private enum Values {
+    BOOLEAN,
+    BYTE,
+    SHORT,
+    INT,
+    LONG,
+    FLOAT,
+    DOUBLE,
+    DECIMAL,
+    BYTES;
 
-    /** Bytes per value, or per offset for the variable-width layouts; 0 for bits. */
-    final int width;
-
-    Layout(int width) {
-      this.width = width;
+    /** What a column of Spark type {@code t} holds, or null for a type left to Arrow Java. */
+    static Values of(DataType t) {
+      if (t instanceof BooleanType) {
+        return BOOLEAN;
+      } else if (t instanceof ByteType) {
+        return BYTE;
+      } else if (t instanceof ShortType) {
+        return SHORT;
+      } else if (t instanceof IntegerType || t instanceof DateType) {
+        return INT;
+      } else if (t instanceof LongType
+          || t instanceof TimestampType
+          || t instanceof TimestampNTZType) {
+        return LONG;
+      } else if (t instanceof FloatType) {
+        return FLOAT;
+      } else if (t instanceof DoubleType) {
+        return DOUBLE;
+      } else if (t instanceof DecimalType) {
+        return DECIMAL;
+      } else if (t instanceof StringType || t instanceof BinaryType) {
+        return BYTES;
+      }
+      return null;
     }
 
-    boolean variable() {
-      return this == VAR_32 || this == VAR_64;
-    }
-
-    /** Whether Arrow type {@code t} has this layout (Spark's Arrow mapping of a flat type). */
-    boolean holds(ArrowType t) {
+    /** Whether Arrow type {@code t} holds these values (Spark's Arrow mapping of a flat type). */
+    boolean heldBy(ArrowType t) {
       switch (this) {
-        case BIT:
+        case BOOLEAN:
           return t instanceof ArrowType.Bool;
         case BYTE:
           return isSignedInt(t, 8);
@@ -111,12 +133,13 @@ public final class NativeColumnVector extends ColumnVector {
         case DOUBLE:
           return t instanceof ArrowType.FloatingPoint
               && ((ArrowType.FloatingPoint) t).getPrecision() == FloatingPointPrecision.DOUBLE;
-        case DECIMAL128:
+        case DECIMAL:
           return t instanceof ArrowType.Decimal && ((ArrowType.Decimal) t).getBitWidth() == 128;
-        case VAR_32:
-          return t instanceof ArrowType.Utf8 || t instanceof ArrowType.Binary;
-        case VAR_64:
-          return t instanceof ArrowType.LargeUtf8 || t instanceof ArrowType.LargeBinary;
+        case BYTES:
+          return t instanceof ArrowType.Utf8
+              || t instanceof ArrowType.Binary
+              || t instanceof ArrowType.LargeUtf8
+              || t instanceof ArrowType.LargeBinary;
         default:
           return false;
       }
@@ -129,50 +152,9 @@ public final class NativeColumnVector extends ColumnVector {
     }
   }
 
-  // Shared arrays: of() and wrap() ask once per decoded column of every batch.
-  private static final Layout[] NONE = {};
-  private static final Layout[] BIT = {Layout.BIT};
-  private static final Layout[] BYTE = {Layout.BYTE};
-  private static final Layout[] SHORT = {Layout.SHORT};
-  private static final Layout[] INT = {Layout.INT};
-  private static final Layout[] LONG = {Layout.LONG};
-  private static final Layout[] FLOAT = {Layout.FLOAT};
-  private static final Layout[] DOUBLE = {Layout.DOUBLE};
-  private static final Layout[] DECIMAL128 = {Layout.DECIMAL128};
-  private static final Layout[] VARIABLE = {Layout.VAR_32, Layout.VAR_64};
-
-  /**
-   * The one table of what this class reads: the layouts a decoded column of Spark type {@code t}
-   * may have (Spark's Arrow mapping picks one; a string column may also be stored as binary,
-   * FORMAT.md "Strings that are not UTF-8"), none for a type left to {@code ArrowColumnVector}.
-   * {@link #supports}, {@link #of} and {@link #wrap} all read it, so they cannot drift.
-   */
-  private static Layout[] layoutsOf(DataType t) {
-    if (t instanceof BooleanType) {
-      return BIT;
-    } else if (t instanceof ByteType) {
-      return BYTE;
-    } else if (t instanceof ShortType) {
-      return SHORT;
-    } else if (t instanceof IntegerType || t instanceof DateType) {
-      return INT;
-    } else if (t instanceof LongType || t instanceof TimestampType || t instanceof TimestampNTZType) {
-      return LONG;
-    } else if (t instanceof FloatType) {
-      return FLOAT;
-    } else if (t instanceof DoubleType) {
-      return DOUBLE;
-    } else if (t instanceof DecimalType) {
-      return DECIMAL128;
-    } else if (t instanceof StringType || t instanceof BinaryType) {
-      return VARIABLE;
-    }
-    return NONE;
-  }
-
   private NativeColumnVector(
       DataType type,
-      Layout layout,
+      ArrowLayout layout,
       ValueVector vector,
       NativeColumn column,
       int nullCount,
@@ -182,7 +164,7 @@ public final class NativeColumnVector extends ColumnVector {
     super(type);
     this.vector = vector;
     this.column = column;
-    this.layout = layout;
+    this.longOffsets = layout.shape() == ArrowLayout.Shape.VARIABLE && layout.width() == 8;
     this.nullCount = nullCount;
     this.validity = nullCount == 0 ? 0 : validity;
     this.data = data;
@@ -197,9 +179,9 @@ public final class NativeColumnVector extends ColumnVector {
    *     type maps to, INTERNAL when a buffer is smaller than the row count needs
    */
   static NativeColumnVector of(NativeColumn c, DataType sparkType) {
-    Layout layout = layoutOf(c.field.getType(), sparkType, c.field.toString());
+    ArrowLayout layout = layoutOf(c.field.getType(), sparkType, c.field.toString());
     int rows = c.length;
-    if (c.bufferCount() != (layout.variable() ? 3 : 2)) {
+    if (c.bufferCount() != layout.buffers()) {
       throw badColumn(c, c.bufferCount() + " buffers");
     }
     if (rows == 0) {
@@ -212,10 +194,10 @@ public final class NativeColumnVector extends ColumnVector {
     long offsets = 0;
     int dataBuffer = 1;
     long dataBytes;
-    if (layout.variable()) {
+    if (variable(layout)) {
       offsets = c.address(1);
       dataBuffer = 2;
-      if (c.size(1) < (rows + 1L) * layout.width) {
+      if (c.size(1) < (rows + 1L) * layout.width()) {
         throw badColumn(c, "an offsets buffer of " + c.size(1) + " bytes");
       }
       long first = readOffset(layout, offsets, 0);
@@ -224,7 +206,8 @@ public final class NativeColumnVector extends ColumnVector {
         throw badColumn(c, "offsets from " + first + " to " + dataBytes);
       }
     } else {
-      dataBytes = layout == Layout.BIT ? validityBytes : (long) rows * layout.width;
+      dataBytes =
+          layout.shape() == ArrowLayout.Shape.BOOLEAN ? validityBytes : (long) rows * layout.width();
     }
     if (dataBytes > 0 && c.size(dataBuffer) < dataBytes) {
       throw badColumn(c, "a data buffer of " + c.size(dataBuffer) + " bytes");
@@ -238,7 +221,7 @@ public final class NativeColumnVector extends ColumnVector {
    * type is one Spark's Arrow mapping gives that type.
    */
   static NativeColumnVector wrap(ValueVector v, DataType sparkType) {
-    Layout layout = layoutOf(v.getField().getType(), sparkType, v.getField().toString());
+    ArrowLayout layout = layoutOf(v.getField().getType(), sparkType, v.getField().toString());
     int rowCount = v.getValueCount();
     ArrowBuf bitmap = rowCount == 0 ? null : v.getValidityBuffer();
     int nulls = nullCount(v, bitmap, rowCount);
@@ -250,11 +233,15 @@ public final class NativeColumnVector extends ColumnVector {
         nulls,
         nulls == 0 ? 0 : bitmap.memoryAddress(),
         rowCount == 0 ? 0 : v.getDataBuffer().memoryAddress(),
-        layout.variable() && rowCount > 0 ? v.getOffsetBuffer().memoryAddress() : 0);
+        variable(layout) && rowCount > 0 ? v.getOffsetBuffer().memoryAddress() : 0);
   }
 
-  private static long readOffset(Layout layout, long offsets, int i) {
-    return layout == Layout.VAR_32
+  private static boolean variable(ArrowLayout layout) {
+    return layout.shape() == ArrowLayout.Shape.VARIABLE;
+  }
+
+  private static long readOffset(ArrowLayout layout, long offsets, int i) {
+    return layout.width() == 4
         ? Platform.getInt(null, offsets + 4L * i)
         : Platform.getLong(null, offsets + 8L * i);
   }
@@ -295,14 +282,14 @@ public final class NativeColumnVector extends ColumnVector {
    * to Spark's code generation, so it must match {@link #of} and {@link #wrap} exactly.
    */
   public static boolean supports(DataType t) {
-    return layoutsOf(t).length > 0;
+    return Values.of(t) != null;
   }
 
-  private static Layout layoutOf(ArrowType arrowType, DataType t, String what) {
-    for (Layout layout : layoutsOf(t)) {
-      if (layout.holds(arrowType)) {
-        return layout;
-      }
+  /** The layout of a column of {@code arrowType} read as Spark type {@code t}. */
+  private static ArrowLayout layoutOf(ArrowType arrowType, DataType t, String what) {
+    Values values = Values.of(t);
+    if (values != null && values.heldBy(arrowType)) {
+      return ArrowLayout.of(arrowType);
     }
     throw new TableCacheException(
         TableCacheException.Kind.SCHEMA_MISMATCH,
@@ -428,9 +415,9 @@ public final class NativeColumnVector extends ColumnVector {
   }
 
   private long start(int rowId) {
-    return layout == Layout.VAR_32
-        ? Platform.getInt(null, offsets + 4L * rowId)
-        : Platform.getLong(null, offsets + 8L * rowId);
+    return longOffsets
+        ? Platform.getLong(null, offsets + 8L * rowId)
+        : Platform.getInt(null, offsets + 4L * rowId);
   }
 
   private long end(int rowId) {

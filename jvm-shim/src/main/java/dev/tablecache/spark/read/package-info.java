@@ -8,9 +8,9 @@
  * dev.tablecache.spark.read.RowReaderCodegen}). {@link dev.tablecache.spark.read.Projection} and
  * {@link dev.tablecache.spark.read.ProjectionSlots} map selected attributes to cache columns.
  *
- * <p>May use: {@code dev.tablecache} (the decoder and the Arrow C import in {@code jni}, the frame
- * parser in {@code format}), {@code spark.compat}, {@code spark.memory} (decoded memory is task
- * execution memory), {@code spark.heal} (a damaged block is dropped and recomputed), {@code
- * spark.metrics}, and {@code spark.NativeCachedBatch}.
+ * <p>May use: {@code dev.tablecache} (the facade's decoder, the native columns of {@code jni}, the
+ * checked frame and the layout table of {@code format}), {@code spark.compat}, {@code
+ * spark.memory} (decoded memory is task execution memory), {@code spark.heal} (a damaged block is
+ * dropped and recomputed), {@code spark.metrics}, and {@code spark.NativeCachedBatch}.
  */
 package dev.tablecache.spark.read;

@@ -8,7 +8,7 @@
  * dev.tablecache.spark.stats.PartialAggregates} (a partial aggregate row per batch from the stats,
  * decoding only what the stats cannot answer).
  *
- * <p>May use: {@code dev.tablecache.format} (the parsed frame), {@code spark.compat}, {@code
+ * <p>May use: {@code dev.tablecache.format} (the parsed column stats), {@code spark.compat}, {@code
  * spark.read} (to decode what the stats do not hold), {@code spark.heal}, {@code spark.metrics},
  * and {@code spark.NativeCachedBatch}.
  */

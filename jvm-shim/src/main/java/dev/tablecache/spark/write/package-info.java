@@ -8,7 +8,8 @@
  * settings a write takes are {@link dev.tablecache.spark.write.WriteSettings}, read from the
  * session once per cache on the driver and shipped to executors.
  *
- * <p>May use: {@code dev.tablecache} (the facade and the JNI codec), {@code spark.compat}, {@code
+ * <p>May use: {@code dev.tablecache} (the facade, the batch exporters of {@code jni}, the header
+ * and schema codec of {@code format}), {@code spark.compat}, {@code
  * spark.fallback} (Arrow shapes), {@code spark.memory} (task allocators), {@code spark.metrics},
  * {@code spark.engine.foreign} (foreign columnar input is refused before it is read), {@code
  * spark.read.NativeColumnVector} (our own vectors as input), and the entry points in {@code

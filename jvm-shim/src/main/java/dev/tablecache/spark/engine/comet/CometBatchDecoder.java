@@ -1,7 +1,6 @@
 package dev.tablecache.spark.engine.comet;
 
 import dev.tablecache.TableCacheException;
-import dev.tablecache.format.DecodedSize;
 import dev.tablecache.jni.NativeCodec;
 import dev.tablecache.jni.NativeLibrary;
 import dev.tablecache.spark.NativeCachedBatch;
@@ -51,7 +50,8 @@ public final class CometBatchDecoder implements BatchDecoder {
       return new ColumnarBatch(new ColumnVector[0], b.numRows());
     }
     NativeLibrary.ensureLoaded();
-    memory.acquire(DecodedSize.declared(b.frame(), slots.decodeColumns));
+    // The batch's one parse of its frame's metadata; Comet imports the schema the decode exports.
+    memory.acquire(b.checkedFrame().decodedBytes(slots.decodeColumns));
     CometArrow.CStructs[] structs = new CometArrow.CStructs[n];
     ColumnVector[] decoded = new ColumnVector[n];
     boolean ok = false;
