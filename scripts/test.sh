@@ -3,9 +3,13 @@
 #   ./scripts/test.sh          CI-sized suites
 #   ./scripts/test.sh --full   full-sized mutation, soak, concurrency and fault suites
 #                              (same as TABLECACHE_TEST_SCALE=full; tens of minutes more)
-#   ./scripts/test.sh --jvms   also the Spark 4 profile's JUnit suites forked on Java 25, and the
-#                              e2e suite "jvms" with Kryo serialization as well as Java (README
-#                              "Which JVMs"; about 14 minutes more, so not in CI)
+#   ./scripts/test.sh --jvms   also the e2e suite "jvms" with Kryo serialization as well as Java
+#                              (about 3 minutes more, so not in CI)
+# The JUnit suites run on Java 17 for both Spark lines, then forked on each other JVM the line
+# runs on (README "Which JVMs"): Spark 3.5 on Java 11 and 8, Spark 4.0.1 on 21, Spark 4.2.0 on 25,
+# each about 6 to 10 minutes. TABLECACHE_JUNIT_JVMS="3.5:11 4:21" (say) runs only those of them,
+# "" none. A JVM that cannot be had is skipped with the reason printed, or fails the run with
+# TABLECACHE_REQUIRE_JVMS=1 (scripts/lib/jvm-env.sh installs them from PyPI and Debian).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +23,37 @@ for arg in "$@"; do
 done
 
 step() { printf '\n== %s ==\n' "$*"; }
+
+# The JUnit suites of Spark line LINE forked on Java NAME (jvm_home of scripts/lib/jvm-env.sh)
+# with the JVM flags EXTRA, built in jvm-shim/target/spark-LINE-javaNAME/; further arguments go
+# to Maven (another Spark version). Uses native_dir, aarch64_dir and require_aarch64 (below). A
+# JVM that cannot be had is skipped with its reason printed; TABLECACHE_REQUIRE_JVMS=1 makes that
+# a failure.
+junit_on() {
+  local line="$1" name="$2" extra="$3" home err reason began
+  shift 3
+  err="$(mktemp)"
+  if ! home="$(jvm_home "$name" 2>"$err")"; then
+    cat "$err" >&2
+    reason="$(sed -n "s/^jvm-env: Java $name: //p" "$err" | tail -n1)"
+    rm -f "$err"
+    if [ "${TABLECACHE_REQUIRE_JVMS:-}" = 1 ]; then
+      echo "TABLECACHE_REQUIRE_JVMS=1 but the Spark $line JUnit run has no Java $name: $reason" >&2
+      exit 1
+    fi
+    step "JVM + Spark tests, Spark $line on Java $name SKIPPED: $reason"
+    return 0
+  fi
+  cat "$err" >&2
+  rm -f "$err"
+  step "JVM + Spark tests, Spark $line on Java $name ($home${*:+; $*})"
+  began=$SECONDS
+  (cd jvm-shim && mvn -B -q -e -Pspark-$line -Dtablecache.build.dir="$PWD/target/spark-$line-java$name" \
+    -Dnative.lib.dir="$native_dir" -Dnative.lib.dir.aarch64="$aarch64_dir" \
+    -Dtablecache.requireAarch64=$require_aarch64 -Dtest.jvm="$home/bin/java" \
+    "-Dtest.jvm.extra.args=$extra" "$@" test)
+  echo "mvn test -Pspark-$line on Java $name: $((SECONDS - began)) s"
+}
 
 # Python: pyflakes over every script (undefined and shadowed names, unused imports) before the
 # long suites run them. A pinned pyflakes in its own virtualenv under target/ (from PyPI).
@@ -100,29 +135,29 @@ if [ -f jvm-shim/pom.xml ] && [ -d jvm-shim/src/test ]; then
       -Dnative.lib.dir.aarch64="$aarch64_dir" -Dtablecache.requireAarch64=$require_aarch64 "${line_flags[@]}" test)
     echo "mvn test -Pspark-$line: $((SECONDS - began)) s"
   done
-  # --jvms: the Spark 4 profile's suites again, forked on Java 25 (scripts/lib/jvm-env.sh),
-  # against Spark 4.2.0, the first Spark that supports 25: Spark 4.0.1's Hadoop 3.4.1 calls
-  # Subject.getSubject, which Java 24 and later refuse (and Java 25 will not start with
-  # -Djava.security.manager=allow); 4.2.0's Hadoop 3.5.0 does not. With the flags Spark 4.2's own
-  # tests pass on it, in its own build directory (main and tests compiled against 4.2.0).
-  # The 3.5 profile cannot run on Java 11: its tests are compiled at release 17 (records,
-  # switch rules, Stream.toList).
-  if [ -n "$jvms" ]; then
-    . scripts/lib/jvm-env.sh
-    if java25="$(jvm_home 25)"; then
-      step "JVM + Spark tests, Spark 4 profile against Spark 4.2.0 on Java 25 ($java25)"
-      began=$SECONDS
-      (cd jvm-shim && mvn -B -q -e -Pspark-4 -Dspark.version=4.2.0 -Darrow.version=19.0.0 \
-        -Dtest.jackson.version=2.21.2 -Dtablecache.build.dir="$PWD/target/spark-4-java25" \
-        -Dnative.lib.dir="$native_dir" -Dnative.lib.dir.aarch64="$aarch64_dir" \
-        -Dtablecache.requireAarch64=$require_aarch64 -Dtest.jvm="$java25/bin/java" \
-        "-Dtest.jvm.extra.args=--add-modules=jdk.incubator.vector --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED" \
-        test)
-      echo "mvn test -Pspark-4 on Java 25: $((SECONDS - began)) s"
-    else
-      step "JVM + Spark tests on Java 25 SKIPPED: no Java 25 (see above)"
-    fi
-  fi
+  # Each line's suites again, forked on every other JVM its Spark runs on (README "Which JVMs";
+  # scripts/lib/jvm-env.sh installs them once), each in its own build directory
+  # jvm-shim/target/spark-<line>-java<N>/, with the flags Spark's own tests pass on that Java:
+  # - Spark 3.5 on Java 11, and on Java 8 with -XX:+IgnoreUnrecognizedVMOptions, which makes Java 8
+  #   ignore the --add-opens flags that every forked test JVM gets (Spark 3.5's tests do the same).
+  #   The profile's tests compile at release 8 for this.
+  # - Spark 4.0.1 on Java 21 with --add-modules=jdk.incubator.vector (Spark 4.0's test flags).
+  # - Spark 4 on Java 25 against Spark 4.2.0, the first Spark that supports 25: Spark 4.0.1's
+  #   Hadoop 3.4.1 calls Subject.getSubject, which Java 24 and later refuse (and Java 25 will not
+  #   start with -Djava.security.manager=allow); 4.2.0's Hadoop 3.5.0 does not. Main and tests are
+  #   compiled against 4.2.0 there, with the flags Spark 4.2's tests pass on 25.
+  # TABLECACHE_JUNIT_JVMS picks some of these runs (LINE:JAVA words; empty: none).
+  . scripts/lib/jvm-env.sh
+  for run in ${TABLECACHE_JUNIT_JVMS-3.5:11 3.5:8 4:21 4:25}; do
+    case "$run" in
+      3.5:11) junit_on 3.5 11 "" ;;
+      3.5:8) junit_on 3.5 8 "-XX:+IgnoreUnrecognizedVMOptions" ;;
+      4:21) junit_on 4 21 "--add-modules=jdk.incubator.vector" ;;
+      4:25) junit_on 4 25 "--add-modules=jdk.incubator.vector --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED" \
+        -Dspark.version=4.2.0 -Darrow.version=19.0.0 -Dtest.jackson.version=2.21.2 ;;
+      *) echo "TABLECACHE_JUNIT_JVMS: unknown run '$run' (known: 3.5:11 3.5:8 4:21 4:25)" >&2; exit 2 ;;
+    esac
+  done
 fi
 
 # Spark's own cache suites (CachedTableSuite, InMemoryColumnarQuerySuite, DatasetCacheSuite,

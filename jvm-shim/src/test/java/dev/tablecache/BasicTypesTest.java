@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import dev.tablecache.TableCacheException.Kind;
 import dev.tablecache.jni.Capability;
-import java.util.List;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /** Small value types: exception kinds, detection, codec and encoding names, write options. */
@@ -171,8 +171,8 @@ class BasicTypesTest {
     assertEquals(0, CacheFormat.LEGACY.versionByte());
     // TableCache.formatFor falls back along the declaration order: newest first.
     assertEquals(
-        List.of(CacheFormat.V4, CacheFormat.V3, CacheFormat.V2, CacheFormat.LEGACY),
-        List.of(CacheFormat.values()));
+        Arrays.asList(CacheFormat.V4, CacheFormat.V3, CacheFormat.V2, CacheFormat.LEGACY),
+        Arrays.asList(CacheFormat.values()));
   }
 
   @Test

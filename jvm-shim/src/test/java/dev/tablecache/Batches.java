@@ -4,6 +4,8 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -65,30 +67,30 @@ public final class Batches {
   public static final Field NOTNULL = Field.notNullable("req", new ArrowType.Int(64, true));
   public static final Field ALLNULL = Field.nullable("all_null", new ArrowType.Int(32, true));
   public static final Field LIST =
-      new Field("list", FieldType.nullable(ArrowType.List.INSTANCE), List.of(Field.nullable("item", new ArrowType.Int(32, true))));
+      new Field("list", FieldType.nullable(ArrowType.List.INSTANCE), Collections.singletonList(Field.nullable("item", new ArrowType.Int(32, true))));
   public static final Field FSL =
-      new Field("fsl", FieldType.nullable(new ArrowType.FixedSizeList(2)), List.of(Field.nullable("item", new ArrowType.Int(32, true))));
+      new Field("fsl", FieldType.nullable(new ArrowType.FixedSizeList(2)), Collections.singletonList(Field.nullable("item", new ArrowType.Int(32, true))));
   public static final Field STRUCT =
       new Field(
           "struct",
           FieldType.nullable(ArrowType.Struct.INSTANCE),
-          List.of(Field.nullable("x", new ArrowType.Int(32, true)), Field.nullable("y", ArrowType.Utf8.INSTANCE)));
+          Arrays.asList(Field.nullable("x", new ArrowType.Int(32, true)), Field.nullable("y", ArrowType.Utf8.INSTANCE)));
   public static final Field MAP =
       new Field(
           "map",
           FieldType.nullable(new ArrowType.Map(false)),
-          List.of(
+          Collections.singletonList(
               new Field(
                   "entries",
                   FieldType.notNullable(ArrowType.Struct.INSTANCE),
-                  List.of(Field.notNullable("key", ArrowType.Utf8.INSTANCE), Field.nullable("value", new ArrowType.Int(64, true))))));
+                  Arrays.asList(Field.notNullable("key", ArrowType.Utf8.INSTANCE), Field.nullable("value", new ArrowType.Int(64, true))))));
 
   public static final List<Field> ALL_FIELDS =
-      List.of(I8, I16, I32, I64, U32, F32, F64, STR, LSTR, BIN, FBIN, DEC10, DEC38, DATE, TS, TSTZ, BOOL, NOTNULL, ALLNULL, LIST, FSL, STRUCT, MAP);
+      Arrays.asList(I8, I16, I32, I64, U32, F32, F64, STR, LSTR, BIN, FBIN, DEC10, DEC38, DATE, TS, TSTZ, BOOL, NOTNULL, ALLNULL, LIST, FSL, STRUCT, MAP);
 
   public static final int ROWS = 9;
 
-  static final String[] STRINGS = {"", "héllo", "日本語", "😀 emoji", null, "x".repeat(300), "\u0000nul", "z", "A"};
+  static final String[] STRINGS = {"", "héllo", "日本語", "😀 emoji", null, Java8.repeat("x", 300), "\u0000nul", "z", "A"};
 
   /** Every supported type, {@link #ROWS} rows with nulls, extremes, NaN, -0.0, unicode. */
   public static VectorSchemaRoot allTypes(BufferAllocator a) {
@@ -337,7 +339,7 @@ public final class Batches {
 
   /** A small batch for the concurrency and leak tests: id, a string, a double. */
   public static VectorSchemaRoot small(BufferAllocator a, int rows, int seed) {
-    Schema schema = new Schema(List.of(I64, STR, F64));
+    Schema schema = new Schema(Arrays.asList(I64, STR, F64));
     VectorSchemaRoot root = VectorSchemaRoot.create(schema, a);
     BigIntVector id = (BigIntVector) root.getVector(0);
     VarCharVector s = (VarCharVector) root.getVector(1);

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
-import java.util.HexFormat;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.LargeVarBinaryVector;
@@ -94,11 +93,11 @@ public final class Canonical {
       case LargeUtf8:
         return F.textNode(new String(((LargeVarCharVector) v).get(i), StandardCharsets.UTF_8));
       case Binary:
-        return F.textNode(HexFormat.of().formatHex(((VarBinaryVector) v).get(i)));
+        return F.textNode(hex(((VarBinaryVector) v).get(i)));
       case LargeBinary:
-        return F.textNode(HexFormat.of().formatHex(((LargeVarBinaryVector) v).get(i)));
+        return F.textNode(hex(((LargeVarBinaryVector) v).get(i)));
       case FixedSizeBinary:
-        return F.textNode(HexFormat.of().formatHex(((FixedSizeBinaryVector) v).get(i)));
+        return F.textNode(hex(((FixedSizeBinaryVector) v).get(i)));
       case Map: {
         MapVector m = (MapVector) v;
         StructVector entries = (StructVector) m.getDataVector();
@@ -252,5 +251,17 @@ public final class Canonical {
 
   static BigDecimal decimal(String s) {
     return new BigDecimal(s);
+  }
+
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+  /** Lowercase hex of {@code b} (java.util.HexFormat is Java 17; the 3.5 line's tests run on 8). */
+  private static String hex(byte[] b) {
+    char[] out = new char[2 * b.length];
+    for (int i = 0; i < b.length; i++) {
+      out[2 * i] = HEX[(b[i] >> 4) & 0xF];
+      out[2 * i + 1] = HEX[b[i] & 0xF];
+    }
+    return new String(out);
   }
 }

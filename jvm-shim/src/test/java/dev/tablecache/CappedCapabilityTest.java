@@ -108,7 +108,7 @@ class CappedCapabilityTest {
       requireProperty(NativeLibrary.PATH_PROPERTY, "/nonexistent/libtablecache.so");
       assertEquals(Capability.UNAVAILABLE, Capability.current());
       assertFalse(TableCache.isAvailable());
-      TableCacheException cause = Capability.unavailableCause().orElseThrow();
+      TableCacheException cause = Capability.unavailableCause().get();
       assertEquals(Kind.NATIVE_UNAVAILABLE, cause.kind());
       assertTrue(cause.getMessage().contains("/nonexistent/libtablecache.so"), cause.getMessage());
       try (BufferAllocator a = new RootAllocator();
@@ -120,7 +120,7 @@ class CappedCapabilityTest {
         assertKind(Kind.NATIVE_UNAVAILABLE, () -> TableCache.formatFor(WriteOptions.defaults()));
         // Every later use fails the same way, with the same first failure behind it.
         TableCacheException again = assertKind(Kind.NATIVE_UNAVAILABLE, NativeLibrary::ensureLoaded);
-        assertSame(NativeLibrary.failure().orElseThrow(), again.getCause());
+        assertSame(NativeLibrary.failure().get(), again.getCause());
         assertKind(Kind.NATIVE_UNAVAILABLE, NativeLibrary::ensureLoaded);
       }
       // The pure-Java parser needs no library.

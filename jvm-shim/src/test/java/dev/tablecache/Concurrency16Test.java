@@ -36,7 +36,35 @@ class Concurrency16Test extends NativeTestBase {
   static final int MAX_REPORTED = 10;
 
   /** A frame any thread may decode, with its input's canonical values and column names. */
-  record Written(byte[] frame, List<String> names, int rows, ObjectNode values) {}
+  static final class Written {
+    private final byte[] frame;
+    private final List<String> names;
+    private final int rows;
+    private final ObjectNode values;
+
+    Written(byte[] frame, List<String> names, int rows, ObjectNode values) {
+      this.frame = frame;
+      this.names = names;
+      this.rows = rows;
+      this.values = values;
+    }
+
+    byte[] frame() {
+      return frame;
+    }
+
+    List<String> names() {
+      return names;
+    }
+
+    int rows() {
+      return rows;
+    }
+
+    ObjectNode values() {
+      return values;
+    }
+  }
 
   /** What one phase did. */
   static final class Phase {
@@ -111,7 +139,7 @@ class Concurrency16Test extends NativeTestBase {
     long t0 = System.nanoTime();
     start.countDown();
     for (Future<Phase> f : futures) {
-      total.add(f.get(duration.toSeconds() + 300, TimeUnit.SECONDS));
+      total.add(f.get(duration.getSeconds() + 300, TimeUnit.SECONDS));
     }
     total.seconds = (System.nanoTime() - t0) / 1e9;
     executor.shutdown();
@@ -203,10 +231,10 @@ class Concurrency16Test extends NativeTestBase {
   private static void report(Phase one, Phase sixteen) throws IOException {
     StringBuilder s = new StringBuilder();
     s.append(String.format("Concurrency16: scale %s, %d s per phase after a %d s warm-up%n", TestScale.name(),
-        DURATION.toSeconds(), WARM_UP.toSeconds()));
+        DURATION.getSeconds(), WARM_UP.getSeconds()));
     s.append(String.format("%8s %10s %12s %14s %10s %8s %10s%n",
         "threads", "ops", "serialize", "deserialize", "probe", "errors", "ops/s"));
-    for (Phase p : List.of(one, sixteen)) {
+    for (Phase p : Arrays.asList(one, sixteen)) {
       s.append(String.format("%8d %10d %12d %14d %10d %8d %10.0f%n",
           p.threads, p.ops(), p.serializes, p.deserializes, p.probes, p.errors, p.opsPerSecond()));
     }

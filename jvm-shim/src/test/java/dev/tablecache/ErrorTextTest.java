@@ -26,7 +26,7 @@ class ErrorTextTest {
   @Test
   void shortNamesAreUnchanged() {
     assertEquals("price", ErrorText.name("price"));
-    String exactly = "x".repeat(64);
+    String exactly = Java8.repeat("x", 64);
     assertEquals(exactly, ErrorText.name(exactly));
     assertEquals(exactly, ErrorText.name(ByteBuffer.wrap(exactly.getBytes(StandardCharsets.UTF_8))));
     assertEquals("struct<a:int,b:string>", ErrorText.text("struct<a:int,b:string>"));
@@ -34,30 +34,30 @@ class ErrorTextTest {
 
   @Test
   void longNamesAreCutWithTheCount() {
-    String name = "prefix_" + "y".repeat(60_000);
+    String name = "prefix_" + Java8.repeat("y", 60_000);
     String q = ErrorText.name(name);
-    assertEquals("prefix_" + "y".repeat(57) + "…(+" + (name.length() - 64) + " bytes)", q);
+    assertEquals("prefix_" + Java8.repeat("y", 57) + "…(+" + (name.length() - 64) + " bytes)", q);
     assertEquals(q, ErrorText.name(ByteBuffer.wrap(name.getBytes(StandardCharsets.UTF_8))));
   }
 
   @Test
   void multibyteNamesAreCutOnABoundary() {
-    String name = "a".repeat(63) + "é" + "€".repeat(1000);
+    String name = Java8.repeat("a", 63) + "é" + Java8.repeat("€", 1000);
     int bytes = name.getBytes(StandardCharsets.UTF_8).length;
-    String expected = "a".repeat(63) + "…(+" + (bytes - 63) + " bytes)";
+    String expected = Java8.repeat("a", 63) + "…(+" + (bytes - 63) + " bytes)";
     assertEquals(expected, ErrorText.name(name));
     assertEquals(expected, ErrorText.name(ByteBuffer.wrap(name.getBytes(StandardCharsets.UTF_8))));
-    String emoji = "😀".repeat(100); // 4 bytes each, a surrogate pair in Java: 16 fit
-    assertEquals("😀".repeat(16) + "…(+336 bytes)", ErrorText.name(emoji));
+    String emoji = Java8.repeat("😀", 100); // 4 bytes each, a surrogate pair in Java: 16 fit
+    assertEquals(Java8.repeat("😀", 16) + "…(+336 bytes)", ErrorText.name(emoji));
   }
 
   @Test
   void textCutsEachLongRunAndTheWhole() {
-    String name = "n".repeat(60_000);
+    String name = Java8.repeat("n", 60_000);
     assertEquals(
-        "struct<" + "n".repeat(64) + "…(+59936 bytes):int>",
+        "struct<" + Java8.repeat("n", 64) + "…(+59936 bytes):int>",
         ErrorText.text("struct<" + name + ":int>"));
-    String many = "word ".repeat(1_000);
+    String many = Java8.repeat("word ", 1_000);
     String t = ErrorText.text(many);
     assertTrue(t.length() < ErrorText.MAX_TEXT_BYTES + 32 && t.endsWith(" bytes)"), t);
     String once = ErrorText.name(name);
@@ -74,7 +74,7 @@ class ErrorTextTest {
             () -> SchemaCodecAccess.roundTrip(new Schema(Collections.singletonList(f))));
     String m = e.getMessage();
     assertTrue(m.length() < 300, m.length() + " chars: " + m);
-    String kept = "dec_col" + "é".repeat(28); // 63 bytes
+    String kept = "dec_col" + Java8.repeat("é", 28); // 63 bytes
     int bytes = name.getBytes(StandardCharsets.UTF_8).length;
     assertTrue(m.contains(kept + "…(+" + (bytes - 63) + " bytes)"), m);
   }

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -60,7 +61,7 @@ public class GoldenParityTest extends NativeTestBase {
     for (Path bin : files) {
       formats.add(JSON.readTree(manifestOf(bin).toFile()).get("format").asText());
     }
-    for (String f : List.of("V4", "V3", "V2", "LEGACY")) {
+    for (String f : Arrays.asList("V4", "V3", "V2", "LEGACY")) {
       assertTrue(formats.contains(f), "no golden frame of format " + f + ": " + formats);
     }
   }

@@ -23,7 +23,7 @@ public final class Reports {
     Path target = dir != null ? Paths.get(dir) : Paths.get(System.getProperty("basedir", "."), "target");
     Files.createDirectories(target);
     Path out = target.resolve(file);
-    Files.writeString(out, text, StandardCharsets.UTF_8);
+    Files.write(out, text.getBytes(StandardCharsets.UTF_8));
     return out;
   }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import dev.tablecache.format.FrameParser;
 import dev.tablecache.format.ParsedFrame;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.arrow.vector.FieldVector;
@@ -106,7 +107,7 @@ class RoundTripTest extends NativeTestBase {
 
   @Test
   void zeroColumnBatch() {
-    try (VectorSchemaRoot in = new VectorSchemaRoot(List.of(), List.of(), 5)) {
+    try (VectorSchemaRoot in = new VectorSchemaRoot(Collections.emptyList(), Collections.emptyList(), 5)) {
       for (CacheFormat f : CacheFormat.values()) {
         byte[] frame = TableCache.serialize(in, opts(f, Codec.LZ4, true));
         try (VectorSchemaRoot out = TableCache.deserialize(frame, null, allocator)) {

@@ -47,9 +47,68 @@ class SoakTest extends NativeTestBase {
    */
   static final long RSS_GROWTH_BOUND = TestScale.pick(32 * MIB, 48 * MIB);
 
-  /** One measurement. */
-  record Sample(long cycle, double seconds, long handles, long heldBytes, long allocated, long resident, long rss,
-      long javaAllocator, long heapCommitted, long nonHeapCommitted) {
+  /** One measurement (a class, not a record: the 3.5 line's tests compile at release 8). */
+  static final class Sample {
+    private final long cycle;
+    private final double seconds;
+    private final long handles;
+    private final long heldBytes;
+    private final long allocated;
+    private final long resident;
+    private final long rss;
+    private final long javaAllocator;
+    private final long heapCommitted;
+    private final long nonHeapCommitted;
+
+    Sample(long cycle, double seconds, long handles, long heldBytes, long allocated, long resident, long rss,
+        long javaAllocator, long heapCommitted, long nonHeapCommitted) {
+      this.cycle = cycle;
+      this.seconds = seconds;
+      this.handles = handles;
+      this.heldBytes = heldBytes;
+      this.allocated = allocated;
+      this.resident = resident;
+      this.rss = rss;
+      this.javaAllocator = javaAllocator;
+      this.heapCommitted = heapCommitted;
+      this.nonHeapCommitted = nonHeapCommitted;
+    }
+
+    long cycle() {
+      return cycle;
+    }
+
+    double seconds() {
+      return seconds;
+    }
+
+    long handles() {
+      return handles;
+    }
+
+    long heldBytes() {
+      return heldBytes;
+    }
+
+    long allocated() {
+      return allocated;
+    }
+
+    long resident() {
+      return resident;
+    }
+
+    long rss() {
+      return rss;
+    }
+
+    long javaAllocator() {
+      return javaAllocator;
+    }
+
+    long heapCommitted() {
+      return heapCommitted;
+    }
 
     static Sample take(long cycle, double seconds, BufferAllocator a) {
       long[] s = NativeCodec.allocationStats();

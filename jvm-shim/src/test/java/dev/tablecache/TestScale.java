@@ -20,7 +20,7 @@ public final class TestScale {
 
   private static String configured() {
     String v = System.getProperty(PROPERTY);
-    if (v == null || v.isBlank()) {
+    if (v == null || Java8.isBlank(v)) {
       v = System.getenv(ENV);
     }
     return v == null ? "" : v.trim().toLowerCase(Locale.ROOT);

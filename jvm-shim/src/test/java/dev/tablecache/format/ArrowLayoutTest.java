@@ -12,6 +12,7 @@ import dev.tablecache.TableCacheException.Kind;
 import dev.tablecache.WriteOptions;
 import dev.tablecache.jni.NativeCodec;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.vector.TypeLayout;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -37,7 +38,7 @@ class ArrowLayoutTest extends NativeTestBase {
 
   /** Every shape and width of layout.rs beyond {@link Batches#ALL_FIELDS}; all null. */
   private static final List<Field> MORE_TYPES =
-      List.of(
+      Arrays.asList(
           Field.nullable("null", ArrowType.Null.INSTANCE),
           Field.nullable("u8", new ArrowType.Int(8, false)),
           Field.nullable("u64", new ArrowType.Int(64, false)),
@@ -55,7 +56,7 @@ class ArrowLayoutTest extends NativeTestBase {
           new Field(
               "llist",
               FieldType.nullable(ArrowType.LargeList.INSTANCE),
-              List.of(Field.nullable("item", ArrowType.Utf8.INSTANCE))));
+              Arrays.asList(Field.nullable("item", ArrowType.Utf8.INSTANCE))));
 
   @Test
   void everyNodeOfEveryTypeIsLaidOutAsTheNativeDecoderHandsItOver() {
@@ -63,7 +64,7 @@ class ArrowLayoutTest extends NativeTestBase {
         VectorSchemaRoot nulls = VectorSchemaRoot.create(new Schema(MORE_TYPES), allocator)) {
       nulls.allocateNew();
       nulls.setRowCount(Batches.ROWS);
-      for (VectorSchemaRoot root : List.of(values, nulls)) {
+      for (VectorSchemaRoot root : Arrays.asList(values, nulls)) {
         byte[] frame = TableCache.serialize(root, WriteOptions.defaults());
         long[] descriptor = NativeCodec.deserializeProjected(frame, null);
         try {

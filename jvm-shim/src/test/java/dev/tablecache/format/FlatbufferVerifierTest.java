@@ -13,6 +13,7 @@ import dev.tablecache.TableCacheException.Kind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -46,7 +47,7 @@ class FlatbufferVerifierTest {
   @Test
   void handBuiltMessagesAreValidForBothTheVerifierAndArrowJava() {
     for (HandBuiltMessage m :
-        List.of(HandBuiltMessage.valid(), HandBuiltMessage.of(5, 1), HandBuiltMessage.of(1, 8))) {
+        Arrays.asList(HandBuiltMessage.valid(), HandBuiltMessage.of(5, 1), HandBuiltMessage.of(1, 8))) {
       verify(m.b);
       byte[] message = m.encapsulated();
       Schema s = SchemaCodec.decode(message, 0, message.length);

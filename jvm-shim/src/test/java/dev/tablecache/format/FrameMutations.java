@@ -128,7 +128,7 @@ final class FrameMutations {
     } else if (framed != null) {
       range(cuts, 0, HEADER); // every offset of the header and the directory
       range(cuts, framed.dirStart, framed.payloadStart);
-      cuts.addAll(List.of(framed.statsStart - 1, framed.statsStart, framed.statsStart + 1));
+      cuts.addAll(Arrays.asList(framed.statsStart - 1, framed.statsStart, framed.statsStart + 1));
     } else {
       range(cuts, 0, 8); // the schema message's prefix, the batch message's prefix + metadata
       range(cuts, legacy.messages.get(1).start(), legacy.batchBodyStart());
@@ -438,7 +438,7 @@ final class FrameMutations {
     if (full || all.size() <= 4) {
       return all;
     }
-    List<T> out = new ArrayList<>(List.of(all.get(0), all.get(all.size() - 1)));
+    List<T> out = new ArrayList<>(Arrays.asList(all.get(0), all.get(all.size() - 1)));
     for (int i = 0; i < 2; i++) {
       out.add(all.get(1 + rnd.nextInt(all.size() - 2)));
     }

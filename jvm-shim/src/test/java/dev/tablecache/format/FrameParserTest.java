@@ -11,6 +11,8 @@ import dev.tablecache.TableCacheException;
 import dev.tablecache.format.TestFrames.Payload;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.UnionMode;
@@ -87,7 +89,7 @@ public class FrameParserTest {
     ColumnStats s = p.stats().get(1);
     assertArrayEquals("apple".getBytes(StandardCharsets.UTF_8), (byte[]) s.lower());
     assertArrayEquals("pear".getBytes(StandardCharsets.UTF_8), (byte[]) s.upper());
-    assertEquals(List.of(A, S), p.schema().getFields());
+    assertEquals(Arrays.asList(A, S), p.schema().getFields());
     p.validate();
     p.verifyPayloadChecksums();
   }
@@ -463,7 +465,7 @@ public class FrameParserTest {
         new Field(
             "u",
             FieldType.nullable(new ArrowType.Union(UnionMode.Sparse, new int[] {0})),
-            List.of(Field.nullable("i", new ArrowType.Int(32, true))));
+            Collections.singletonList(Field.nullable("i", new ArrowType.Int(32, true))));
     byte[] f = v3().rows(1).schema(union).payload(Payload.raw(8)).build();
     assertKind(Kind.CORRUPT_FRAME, () -> FrameParser.parse(f).schema());
   }

@@ -21,10 +21,80 @@ final class FramedLayout {
   static final int STATS_LEN_AT = 20;
 
   /** One directory entry and the payload bytes it covers. */
-  record Entry(int index, int at, long stored, long raw, int codec, int encoding, int from, int to) {}
+  static final class Entry {
+    private final int index;
+    private final int at;
+    private final long stored;
+    private final long raw;
+    private final int codec;
+    private final int encoding;
+    private final int from;
+    private final int to;
+
+    Entry(int index, int at, long stored, long raw, int codec, int encoding, int from, int to) {
+      this.index = index;
+      this.at = at;
+      this.stored = stored;
+      this.raw = raw;
+      this.codec = codec;
+      this.encoding = encoding;
+      this.from = from;
+      this.to = to;
+    }
+
+    int index() {
+      return index;
+    }
+
+    int at() {
+      return at;
+    }
+
+    long stored() {
+      return stored;
+    }
+
+    int codec() {
+      return codec;
+    }
+
+    int encoding() {
+      return encoding;
+    }
+
+    int from() {
+      return from;
+    }
+
+    int to() {
+      return to;
+    }
+  }
 
   /** A u32 field: its name, position, and the directory entry whose payload holds it (-1: none). */
-  record Field32(String name, int at, int entry) {}
+  static final class Field32 {
+    private final String name;
+    private final int at;
+    private final int entry;
+
+    Field32(String name, int at, int entry) {
+      this.name = name;
+      this.at = at;
+      this.entry = entry;
+    }
+
+    String name() {
+      return name;
+    }
+
+    int at() {
+      return at;
+    }
+
+    int entry() {
+      return entry;
+    }
+  }
 
   final byte[] frame;
   /** Bytes per directory entry (V4's state a decoded length). */

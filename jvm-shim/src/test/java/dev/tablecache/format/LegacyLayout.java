@@ -22,10 +22,48 @@ import org.apache.arrow.flatbuf.RecordBatch;
 final class LegacyLayout {
 
   /** A field of {@code width} bytes (4: u32/i32, 8: i64, 2: i16) at {@code at}. */
-  record Field(String name, int at, int width) {}
+  static final class Field {
+    private final String name;
+    private final int at;
+    private final int width;
+
+    Field(String name, int at, int width) {
+      this.name = name;
+      this.at = at;
+      this.width = width;
+    }
+
+    String name() {
+      return name;
+    }
+
+    int at() {
+      return at;
+    }
+  }
 
   /** One IPC message: prefix at {@code start}, metadata from start+8, then the body. */
-  record Msg(int start, int metaLen, long bodyLen, byte headerType) {
+  static final class Msg {
+    private final int start;
+    private final int metaLen;
+    private final long bodyLen;
+    private final byte headerType;
+
+    Msg(int start, int metaLen, long bodyLen, byte headerType) {
+      this.start = start;
+      this.metaLen = metaLen;
+      this.bodyLen = bodyLen;
+      this.headerType = headerType;
+    }
+
+    int start() {
+      return start;
+    }
+
+    byte headerType() {
+      return headerType;
+    }
+
     int metaStart() {
       return start + 8;
     }

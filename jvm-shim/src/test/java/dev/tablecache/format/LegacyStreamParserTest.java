@@ -9,7 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.channels.Channels;
 import java.util.Arrays;
-import java.util.List;
+import java.util.Collections;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -45,7 +45,7 @@ class LegacyStreamParserTest {
   private VectorSchemaRoot root(int rows) {
     Schema schema =
         new Schema(
-            List.of(
+            Arrays.asList(
                 Field.nullable("id", new ArrowType.Int(64, true)),
                 Field.nullable("name", ArrowType.Utf8.INSTANCE)));
     VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
@@ -145,7 +145,7 @@ class LegacyStreamParserTest {
       DictionaryProvider.MapDictionaryProvider provider = new DictionaryProvider.MapDictionaryProvider(dict);
       try (org.apache.arrow.vector.FieldVector encoded =
           (org.apache.arrow.vector.FieldVector) DictionaryEncoder.encode(raw, dict)) {
-        VectorSchemaRoot root = new VectorSchemaRoot(List.of(encoded.getField()), List.of(encoded), 2);
+        VectorSchemaRoot root = new VectorSchemaRoot(Collections.singletonList(encoded.getField()), Collections.singletonList(encoded), 2);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (ArrowStreamWriter w = new ArrowStreamWriter(root, provider, Channels.newChannel(out))) {
           w.start();

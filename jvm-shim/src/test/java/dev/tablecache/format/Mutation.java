@@ -7,9 +7,38 @@ import java.util.function.Function;
 
 /**
  * One damaged frame: its family, a description precise enough to rebuild it by hand, the bytes,
- * and what decoding it may do for a given projection (null = all columns).
+ * and what decoding it may do for a given projection (null = all columns). Classes, not records
+ * here and below: the Spark 3.5 line's tests compile at release 8, to run on Java 8.
  */
-record Mutation(Mutation.Family family, String what, byte[] bytes, Function<int[], Mutation.Expect> expect) {
+final class Mutation {
+
+  private final Family family;
+  private final String what;
+  private final byte[] bytes;
+  private final Function<int[], Expect> expect;
+
+  Mutation(Family family, String what, byte[] bytes, Function<int[], Expect> expect) {
+    this.family = family;
+    this.what = what;
+    this.bytes = bytes;
+    this.expect = expect;
+  }
+
+  Family family() {
+    return family;
+  }
+
+  String what() {
+    return what;
+  }
+
+  byte[] bytes() {
+    return bytes;
+  }
+
+  Function<int[], Expect> expect() {
+    return expect;
+  }
 
   /** Mutation families, as the summary reports them. */
   enum Family {
@@ -42,7 +71,28 @@ record Mutation(Mutation.Family family, String what, byte[] bytes, Function<int[
   }
 
   /** The kinds a failure may have, and what a success must look like. */
-  record Expect(Set<Kind> kinds, Decode decode, long rows) {
+  static final class Expect {
+    private final Set<Kind> kinds;
+    private final Decode decode;
+    private final long rows;
+
+    Expect(Set<Kind> kinds, Decode decode, long rows) {
+      this.kinds = kinds;
+      this.decode = decode;
+      this.rows = rows;
+    }
+
+    Set<Kind> kinds() {
+      return kinds;
+    }
+
+    Decode decode() {
+      return decode;
+    }
+
+    long rows() {
+      return rows;
+    }
 
     static Expect fail(Kind first, Kind... rest) {
       return new Expect(EnumSet.of(first, rest), Decode.NEVER, -1);

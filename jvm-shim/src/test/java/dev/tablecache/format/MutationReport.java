@@ -4,6 +4,7 @@ import dev.tablecache.Reports;
 import dev.tablecache.TestScale;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +46,7 @@ final class MutationReport {
     for (Map.Entry<Mutation.Family, Long> e : mutations.entrySet()) {
       all += e.getValue();
       s.append(String.format("  %-42s %9d", e.getKey().label, e.getValue()));
-      Map<String, Long> byKind = outcomes.getOrDefault(e.getKey(), Map.of());
+      Map<String, Long> byKind = outcomes.getOrDefault(e.getKey(), Collections.emptyMap());
       for (String k : kinds) {
         long n = byKind.getOrDefault(k, 0L);
         totals.merge(k, n, Long::sum);

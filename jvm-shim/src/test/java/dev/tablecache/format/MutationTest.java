@@ -112,7 +112,17 @@ public class MutationTest extends NativeTestBase {
   }
 
   /** The unmutated decode for one projection. */
-  record Snapshot(Schema schema, int rows, JsonNode values) {
+  static final class Snapshot {
+    private final Schema schema;
+    private final int rows;
+    private final JsonNode values;
+
+    Snapshot(Schema schema, int rows, JsonNode values) {
+      this.schema = schema;
+      this.rows = rows;
+      this.values = values;
+    }
+
     static Snapshot of(VectorSchemaRoot r) {
       return new Snapshot(r.getSchema(), r.getRowCount(), Canonical.root(r));
     }

@@ -125,7 +125,17 @@ class ParserDifferentialTest extends NativeTestBase {
   }
 
   /** A kind (null = accepted), or an exception that is not a {@link TableCacheException}. */
-  record Outcome(Kind kind, String message, Throwable other) {
+  static final class Outcome {
+    private final Kind kind;
+    private final String message;
+    private final Throwable other;
+
+    Outcome(Kind kind, String message, Throwable other) {
+      this.kind = kind;
+      this.message = message;
+      this.other = other;
+    }
+
     @Override
     public String toString() {
       return kind == null ? "accepts" : kind + " (" + message + ")";

@@ -32,7 +32,35 @@ import org.junit.jupiter.api.TestFactory;
 class RejectCorpusTest extends NativeTestBase {
 
   /** One manifest line. */
-  record Case(String file, Kind kind, String section, String what) {}
+  static final class Case {
+    private final String file;
+    private final Kind kind;
+    private final String section;
+    private final String what;
+
+    Case(String file, Kind kind, String section, String what) {
+      this.file = file;
+      this.kind = kind;
+      this.section = section;
+      this.what = what;
+    }
+
+    String file() {
+      return file;
+    }
+
+    Kind kind() {
+      return kind;
+    }
+
+    String section() {
+      return section;
+    }
+
+    String what() {
+      return what;
+    }
+  }
 
   static Path rejectDir() {
     return GoldenParityTest.goldenDir().resolve("reject");
@@ -61,12 +89,17 @@ class RejectCorpusTest extends NativeTestBase {
   private void replay(Case c) throws IOException {
     byte[] bytes = Files.readAllBytes(rejectDir().resolve(c.file()));
     switch (c.section()) {
-      case "header", "schema", "stats", "directory", "legacy" -> {
+      case "header":
+      case "schema":
+      case "stats":
+      case "directory":
+      case "legacy": {
         TableCacheException e =
             assertThrows(TableCacheException.class, () -> FrameParser.parse(bytes).validate(), c.what());
         assertEquals(c.kind(), e.kind(), c.what() + ": " + e.getMessage());
+        break;
       }
-      case "payload" -> {
+      case "payload": {
         FrameParser.parse(bytes).validate(); // the metadata is valid
         TableCacheException e =
             assertThrows(
@@ -78,8 +111,10 @@ class RejectCorpusTest extends NativeTestBase {
                 },
                 c.what());
         assertEquals(c.kind(), e.kind(), c.what() + ": " + e.getMessage());
+        break;
       }
-      default -> throw new AssertionError("unknown section " + c.section() + " in " + c.file());
+      default:
+        throw new AssertionError("unknown section " + c.section() + " in " + c.file());
     }
   }
 }

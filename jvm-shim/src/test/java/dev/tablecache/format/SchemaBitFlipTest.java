@@ -3,6 +3,7 @@ package dev.tablecache.format;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.Java8;
 import dev.tablecache.NativeTestBase;
 import dev.tablecache.TableCache;
 import dev.tablecache.TableCacheException;
@@ -103,17 +104,17 @@ class SchemaBitFlipTest extends NativeTestBase {
   /** A column body (FORMAT.md section 3): counts, nodes, buffer lengths, 8-aligned buffers. */
   private static byte[] body(long[] nodes, byte[]... buffers) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    out.writeBytes(TestFrames.u32(nodes.length / 2));
-    out.writeBytes(TestFrames.u32(buffers.length));
+    Java8.writeBytes(out, TestFrames.u32(nodes.length / 2));
+    Java8.writeBytes(out, TestFrames.u32(buffers.length));
     for (long n : nodes) {
-      out.writeBytes(TestFrames.u32(n));
+      Java8.writeBytes(out, TestFrames.u32(n));
     }
     for (byte[] b : buffers) {
-      out.writeBytes(TestFrames.u32(b.length));
+      Java8.writeBytes(out, TestFrames.u32(b.length));
     }
     pad(out);
     for (byte[] b : buffers) {
-      out.writeBytes(b);
+      Java8.writeBytes(out, b);
       pad(out);
     }
     return out.toByteArray();

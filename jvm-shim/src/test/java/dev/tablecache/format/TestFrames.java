@@ -1,5 +1,6 @@
 package dev.tablecache.format;
 
+import dev.tablecache.Java8;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -12,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.zip.CRC32C;
+import java.util.zip.Checksum;
 import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.WriteChannel;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
@@ -98,7 +99,7 @@ public final class TestFrames {
   static byte[] concat(byte[]... parts) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (byte[] p : parts) {
-      out.writeBytes(p);
+      Java8.writeBytes(out, p);
     }
     return out.toByteArray();
   }
@@ -216,20 +217,20 @@ public final class TestFrames {
 
     public byte[] build() {
       ByteArrayOutputStream meta = new ByteArrayOutputStream();
-      meta.writeBytes(schema);
+      Java8.writeBytes(meta, schema);
       if (stats != null) {
-        meta.writeBytes(stats);
+        Java8.writeBytes(meta, stats);
       }
       long offset = 0;
       for (Payload p : payloads) {
         long crc = checksumKind == 1 ? crc(p.stored) : 0;
-        meta.writeBytes(u32(offset));
-        meta.writeBytes(u32(p.stored.length));
-        meta.writeBytes(u32(p.rawLen));
-        meta.writeBytes(u32(crc));
-        meta.writeBytes(new byte[] {(byte) p.codec, (byte) p.encoding, 0, 0});
+        Java8.writeBytes(meta, u32(offset));
+        Java8.writeBytes(meta, u32(p.stored.length));
+        Java8.writeBytes(meta, u32(p.rawLen));
+        Java8.writeBytes(meta, u32(crc));
+        Java8.writeBytes(meta, new byte[] {(byte) p.codec, (byte) p.encoding, 0, 0});
         if (version == 4) {
-          meta.writeBytes(u32(p.rawLen)); // decoded_len: the plain body, here the raw bytes
+          Java8.writeBytes(meta, u32(p.rawLen)); // decoded_len: the plain body, here the raw bytes
         }
         offset += p.stored.length;
       }
@@ -275,13 +276,13 @@ public final class TestFrames {
   }
 
   static long crc(byte[] b) {
-    CRC32C c = new CRC32C();
+    Checksum c = ReferenceCrc32c.create();
     c.update(b, 0, b.length);
     return c.getValue();
   }
 
   static long metaCrc(byte[] frame, int payloadStart) {
-    return dev.tablecache.format.Header.metaChecksum(new CRC32C(), frame, payloadStart);
+    return dev.tablecache.format.Header.metaChecksum(ReferenceCrc32c.create(), frame, payloadStart);
   }
 
   /** The payload start a frame's header implies (V3, V4: column_count entries, V2: one). */

@@ -13,6 +13,8 @@ import dev.tablecache.WriteOptions;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float8Vector;
@@ -92,7 +94,7 @@ class WriteThenParseTest extends NativeTestBase {
       assertFalse(allNull.unsupported());
       assertEquals(BoundKind.NONE, allNull.boundKind());
       assertFalse(allNull.hasLower() || allNull.hasUpper());
-      for (Field nested : List.of(Batches.LIST, Batches.STRUCT, Batches.MAP, Batches.BIN, Batches.U32, Batches.FBIN, Batches.FSL)) {
+      for (Field nested : Arrays.asList(Batches.LIST, Batches.STRUCT, Batches.MAP, Batches.BIN, Batches.U32, Batches.FBIN, Batches.FSL)) {
         ColumnStats s = st.get(Batches.ALL_FIELDS.indexOf(nested));
         assertTrue(s.unsupported(), nested.getName());
         assertFalse(s.hasLower() || s.hasUpper() || s.hasNaN(), nested.getName());
@@ -108,7 +110,7 @@ class WriteThenParseTest extends NativeTestBase {
   }
 
   private VectorSchemaRoot doubles(double... values) {
-    Schema s = new Schema(List.of(Batches.F64));
+    Schema s = new Schema(Collections.singletonList(Batches.F64));
     VectorSchemaRoot root = VectorSchemaRoot.create(s, allocator);
     Float8Vector v = (Float8Vector) root.getVector(0);
     v.allocateNew(values.length + 1);
@@ -121,8 +123,8 @@ class WriteThenParseTest extends NativeTestBase {
   }
 
   private ColumnStats statsOf(VectorSchemaRoot root, int limit) {
-    try (root) {
-      return write(root, WriteOptions.builder().stringBoundLimit(limit).build()).stats().get(0);
+    try (VectorSchemaRoot r = root) {
+      return write(r, WriteOptions.builder().stringBoundLimit(limit).build()).stats().get(0);
     }
   }
 
@@ -146,7 +148,7 @@ class WriteThenParseTest extends NativeTestBase {
   }
 
   private VectorSchemaRoot strings(String... values) {
-    Schema s = new Schema(List.of(Batches.STR));
+    Schema s = new Schema(Collections.singletonList(Batches.STR));
     VectorSchemaRoot root = VectorSchemaRoot.create(s, allocator);
     VarCharVector v = (VarCharVector) root.getVector(0);
     v.allocateNew();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import dev.tablecache.Batches;
 import dev.tablecache.TableCacheException.Kind;
 import dev.tablecache.format.TestFrames;
+import java.util.Collections;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -64,7 +65,7 @@ class BatchExporterTest {
     try (BufferAllocator a = new RootAllocator()) {
       Field f = new Field("d", new FieldType(true, new ArrowType.Int(32, true), new DictionaryEncoding(1, false, null)), null);
       try (IntVector v = new IntVector(f, a)) {
-        VectorSchemaRoot root = new VectorSchemaRoot(List.of(f), List.of(v), 0);
+        VectorSchemaRoot root = new VectorSchemaRoot(Collections.singletonList(f), Collections.singletonList(v), 0);
         assertKind(Kind.UNSUPPORTED_TYPE, () -> BatchExporter.export(root));
       }
     }

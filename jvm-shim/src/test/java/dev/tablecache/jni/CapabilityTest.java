@@ -17,10 +17,10 @@ class CapabilityTest extends NativeTestBase {
     assertNull(System.getProperty(Capability.CAP_PROPERTY), "run capped tests in their own JVM");
     assertEquals(Capability.V4, Capability.current());
     assertEquals(Capability.V4, Capability.peek());
-    assertTrue(Capability.unavailableCause().isEmpty());
+    assertFalse(Capability.unavailableCause().isPresent());
     assertTrue(TableCache.isAvailable());
     assertTrue(NativeLibrary.isAvailable());
-    assertTrue(NativeLibrary.failure().isEmpty());
+    assertFalse(NativeLibrary.failure().isPresent());
     assertEquals(4, NativeCodec.capabilities());
   }
 

@@ -3,6 +3,7 @@ package dev.tablecache.jni;
 import static dev.tablecache.Assertions2.assertKind;
 import static org.junit.jupiter.api.Assertions.*;
 
+import dev.tablecache.Java8;
 import dev.tablecache.TableCacheException;
 import dev.tablecache.TableCacheException.Kind;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -105,7 +107,7 @@ class NativeLibraryTest {
       try (InputStream in = NativeLibrary.class.getResourceAsStream(idResource)) {
         assertEquals(library, in != null, "the jar must carry " + idResource + " exactly with its library");
         if (in != null) {
-          String id = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+          String id = new String(Java8.readAllBytes(in), java.nio.charset.StandardCharsets.UTF_8).trim();
           String triple = platform.equals("linux/amd64") ? "x86_64-unknown-linux-gnu" : "aarch64-unknown-linux-gnu";
           assertTrue(id.matches(java.util.regex.Pattern.quote(triple) + "-[a-z0-9_-]+-[0-9a-f]{32}"), id);
         }
@@ -143,7 +145,7 @@ class NativeLibraryTest {
           f.toString());
       assertTrue(LibraryExtraction.currentPid() > 0);
       try (InputStream in = NativeLibrary.class.getResourceAsStream(NativeLibrary.resourcePath())) {
-        assertArrayEquals(in.readAllBytes(), Files.readAllBytes(f));
+        assertArrayEquals(Java8.readAllBytes(in), Files.readAllBytes(f));
       }
     } finally {
       Files.delete(f);
@@ -205,7 +207,7 @@ class NativeLibraryTest {
 
     List<Path> deleted =
         StaleLibraries.deleteStale(tmp, own, pid -> pid == own || pid == live, System.currentTimeMillis());
-    assertEquals(Set.of(deadOld, deadOld2), new HashSet<>(deleted));
+    assertEquals(new HashSet<>(Arrays.asList(deadOld, deadOld2)), new HashSet<>(deleted));
     assertFalse(Files.exists(deadOld) || Files.exists(deadOld2));
     for (Path p : kept) {
       assertTrue(Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS), "deleted " + p);

@@ -3,6 +3,7 @@ package dev.tablecache.jni;
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.tablecache.Java8;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -20,11 +21,13 @@ import java.nio.file.WatchService;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -72,7 +75,7 @@ class NativeLoaderTest {
   }
 
   private static String jarBuildId() throws Exception {
-    return Files.readString(jarResource(NativeLibrary.buildIdResourcePath())).trim();
+    return new String(Files.readAllBytes(jarResource(NativeLibrary.buildIdResourcePath())), StandardCharsets.UTF_8).trim();
   }
 
   /** A class loader of its own over the classes, with {@code overlay} (or nothing) first. */
@@ -82,7 +85,9 @@ class NativeLoaderTest {
       urls.add(overlay.toUri().toURL());
     }
     urls.add(classes().toUri().toURL());
-    URLClassLoader l = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
+    // The system class loader's parent: the platform class loader on Java 9 and later, the
+    // extension class loader on Java 8. Either way not the classpath this test runs from.
+    URLClassLoader l = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getSystemClassLoader().getParent());
     loaders.add(l);
     return l;
   }
@@ -110,7 +115,7 @@ class NativeLoaderTest {
       assertFalse(m.contains("\n"), "the fallback warning shows it on one line: " + m);
       // The capability probe (whose cause the serializer's fallback warning prints) says the same.
       assertEquals("UNAVAILABLE", call(l, "Capability", "current").toString());
-      Object cause = ((java.util.Optional<?>) call(l, "Capability", "unavailableCause")).orElseThrow();
+      Object cause = ((java.util.Optional<?>) call(l, "Capability", "unavailableCause")).get();
       assertEquals(m, ((Throwable) cause).getMessage());
       return m;
     }
@@ -118,7 +123,7 @@ class NativeLoaderTest {
 
   private static void assertEmpty(Path dir) throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
-      List<Path> left = s.toList();
+      List<Path> left = s.collect(Collectors.toList());
       assertTrue(left.isEmpty(), "left behind in " + dir + ": " + left);
     }
   }
@@ -217,7 +222,7 @@ class NativeLoaderTest {
     Path overlay = tmp.resolve("overlay");
     Path id = overlay.resolve(NativeLibrary.buildIdResourcePath().substring(1));
     Files.createDirectories(id.getParent());
-    Files.writeString(id, other + "\n");
+    Files.write(id, (other + "\n").getBytes(StandardCharsets.UTF_8));
     Path wd = Files.createDirectory(tmp.resolve("wd"));
     System.setProperty(NativeLibrary.WORKDIR_PROPERTY, wd.toString());
     String m = load(freshLoader(overlay));
@@ -243,7 +248,7 @@ class NativeLoaderTest {
     Path overlay = tmp.resolve("overlay");
     Path id = overlay.resolve(NativeLibrary.buildIdResourcePath().substring(1));
     Files.createDirectories(id.getParent());
-    Files.writeString(id, "stale-build\n");
+    Files.write(id, "stale-build\n".getBytes(StandardCharsets.UTF_8));
     String m = load(freshLoader(overlay));
     assertTrue(m.contains("the jar carries native build stale-build"), m);
     assertTrue(m.contains("native library " + other + " (from -Dtablecache.native.path) is build " + jarBuildId()), m);
@@ -255,15 +260,15 @@ class NativeLoaderTest {
     Path wd = Files.createDirectory(tmp.resolve("wd"));
     Process exited = new ProcessBuilder("true").start();
     exited.waitFor();
-    long dead = exited.pid();
+    long dead = Java8.pid(exited);
     assumeTrue(!Files.exists(Paths.get("/proc/" + dead)), "pid " + dead + " was reused at once");
     Process alive = new ProcessBuilder("sleep", "3600").start();
     try {
       FileTime old = FileTime.fromMillis(System.currentTimeMillis() - 2 * StaleLibraries.STALE_AFTER_MILLIS);
       Path deadFile = wd.resolve("libtablecache-" + dead + "-42.so");
-      Path liveFile = wd.resolve("libtablecache-" + alive.pid() + "-42.so");
+      Path liveFile = wd.resolve("libtablecache-" + Java8.pid(alive) + "-42.so");
       Path ownFile = wd.resolve("libtablecache-" + LibraryExtraction.currentPid() + "-42.so");
-      for (Path p : List.of(deadFile, liveFile, ownFile)) {
+      for (Path p : Arrays.asList(deadFile, liveFile, ownFile)) {
         Files.write(p, new byte[] {1});
         Files.setLastModifiedTime(p, old);
       }
@@ -293,7 +298,7 @@ class NativeLoaderTest {
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       List<Future<String>> results = new ArrayList<>();
-      for (URLClassLoader l : List.of(a, b)) {
+      for (URLClassLoader l : Arrays.asList(a, b)) {
         Class.forName("dev.tablecache.jni.NativeLibrary", true, l); // class init outside the race
         results.add(
             pool.submit(
@@ -350,7 +355,7 @@ class NativeLoaderTest {
 
   private static Result run(String... command) throws IOException, InterruptedException {
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    String out = new String(Java8.readAllBytes(p.getInputStream()), StandardCharsets.UTF_8);
     return new Result(p.waitFor(), out);
   }
 }

@@ -4,6 +4,7 @@ import static dev.tablecache.Assertions2.assertKind;
 import static org.junit.jupiter.api.Assertions.*;
 
 import dev.tablecache.Batches;
+import dev.tablecache.Java8;
 import dev.tablecache.NativeTestBase;
 import dev.tablecache.TableCache;
 import dev.tablecache.TableCacheException;
@@ -115,7 +116,7 @@ class ReleaseTest extends NativeTestBase {
     long base = liveHandles();
     long[] descriptor = NativeCodec.deserializeProjected(frame, null);
     assertEquals(base + 3, liveHandles());
-    Schema wrong = new Schema(java.util.List.of(Batches.STRUCT, Batches.I64, Batches.MAP));
+    Schema wrong = new Schema(java.util.Arrays.asList(Batches.STRUCT, Batches.I64, Batches.MAP));
     // The schema disagrees with what the native decoder read: a damaged frame, not a bug.
     assertKind(Kind.CORRUPT_FRAME, () -> BatchImporter.importBatch(descriptor, wrong, null, allocator));
     assertEquals(base, liveHandles());
@@ -203,7 +204,7 @@ class ReleaseTest extends NativeTestBase {
   /** Spins while the other threads are likely running, then lets a descheduled one run. */
   private static void pause(int spins) {
     if (spins < 10_000) {
-      Thread.onSpinWait();
+      Java8.onSpinWait();
     } else {
       Thread.yield();
     }

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -53,7 +54,7 @@ class CacheLifecycleSparkTest {
   void clear() {
     spark.catalog().clearCache();
     for (String k :
-        List.of(
+        Arrays.asList(
             "spark.tablecache.batchRows",
             "spark.tablecache.zeroCopyMinRows",
             "spark.tablecache.codec",
@@ -119,7 +120,7 @@ class CacheLifecycleSparkTest {
     long size = builderStat(rel, "materializedSizeInBytes", "sizeInBytesStats");
     long rowsCounted = builderStat(rel, "materializedRowCount", "rowCountStats");
     assertEquals(1240L, rowsCounted);
-    long stored = spark.sparkContext().getRDDStorageInfo()[0].memSize();
+    long stored = SparkTestSupport.storageInfo(spark)[0].memSize();
     assertTrue(size > 0 && size <= stored, "frame bytes " + size + " vs stored " + stored);
   }
 

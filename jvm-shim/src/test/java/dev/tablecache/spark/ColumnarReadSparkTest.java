@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import dev.tablecache.spark.plan.ScanMetricsNode;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -31,7 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ColumnarReadSparkTest {
 
   private static final List<String> QUERIES =
-      List.of(
+      Arrays.asList(
           "SELECT sum(id), count(*) FROM t",
           "SELECT b, count(*), max(l), min(s), max(d), sum(i) FROM t GROUP BY b",
           "SELECT id, s, dec1, ts FROM t WHERE id BETWEEN 17 AND 60",
@@ -50,7 +52,7 @@ class ColumnarReadSparkTest {
     try {
       Dataset<Row> table = TestTables.allTypes(spark);
       table.createOrReplaceTempView("t");
-      List<List<String>> expected = QUERIES.stream().map(q -> SparkTestSupport.rows(spark, q)).toList();
+      List<List<String>> expected = QUERIES.stream().map(q -> SparkTestSupport.rows(spark, q)).collect(Collectors.toList());
       table.cache();
       assertEquals(1240L, table.count());
       for (int i = 0; i < QUERIES.size(); i++) {

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,7 +71,7 @@ public class DifferentialSparkTest {
   private static final Config DEFAULT = new Config("v4-lz4");
 
   private static final List<Config> CHUNKED =
-      List.of(
+      Arrays.asList(
           new Config(
               "v2-none-tinybatches",
               "spark.tablecache.format", "v2",
@@ -123,7 +125,7 @@ public class DifferentialSparkTest {
               "spark.sql.codegen.factoryMode", "NO_CODEGEN"));
 
   private static Config chunked(String name) {
-    return CHUNKED.stream().filter(c -> c.name.equals(name)).findFirst().orElseThrow();
+    return CHUNKED.stream().filter(c -> c.name.equals(name)).findFirst().get();
   }
 
   /** Plain projections read through the columnar output (ArrowColumnVector) path. */
@@ -132,7 +134,7 @@ public class DifferentialSparkTest {
   private static List<String> columnarProjections() {
     List<String> out =
         new ArrayList<>(
-            List.of(
+            Arrays.asList(
                 "SELECT * FROM t",
                 "SELECT id FROM t",
                 "SELECT s, dec1, dec2, d, f FROM t",
@@ -182,7 +184,7 @@ public class DifferentialSparkTest {
                   if (q == chunk.get(0)) {
                     actual.putAll(tagged(spark, TestTables.union(chunk)));
                   }
-                  assertSameTagged(List.of(q), expected, actual, DEFAULT.name);
+                  assertSameTagged(Collections.singletonList(q), expected, actual, DEFAULT.name);
                 }));
       }
     }
@@ -206,7 +208,7 @@ public class DifferentialSparkTest {
     }
     // Columnar output, as a columnar engine would read the cache.
     for (Config c :
-        List.of(
+        Arrays.asList(
             DEFAULT, chunked("v2-none-tinybatches"), chunked("legacy-auto"), chunked("v3-lz4"))) {
       List<DynamicNode> tests = new ArrayList<>();
       tests.add(DynamicTest.dynamicTest("cache", () -> cache(c)));

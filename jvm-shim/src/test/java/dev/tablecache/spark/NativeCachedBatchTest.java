@@ -24,6 +24,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -86,7 +88,7 @@ class NativeCachedBatchTest {
     IntVector allNull = new IntVector("allnull", allocator);
     VarBinaryVector bin = new VarBinaryVector("bin", allocator);
     NullVector nul = new NullVector("nul");
-    List<FieldVector> vectors = List.of(i, sh, d, s, dec, dt, ts, b, allNull, bin, nul);
+    List<FieldVector> vectors = Arrays.asList(i, sh, d, s, dec, dt, ts, b, allNull, bin, nul);
     for (FieldVector v : vectors) {
       v.allocateNew();
     }
@@ -410,7 +412,7 @@ class NativeCachedBatchTest {
       v.setSafe(0, 1);
       v.setSafe(1, 2);
       v.setValueCount(2);
-      VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(v));
+      VectorSchemaRoot root = new VectorSchemaRoot(Collections.<FieldVector>singletonList(v));
       root.setRowCount(2);
       legacy =
           TableCache.serialize(

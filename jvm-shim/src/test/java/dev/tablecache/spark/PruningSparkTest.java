@@ -191,11 +191,11 @@ class PruningSparkTest {
   @Test
   void unpersistClosesEveryBatch() {
     ensureCached();
-    assertEquals(1, spark.sparkContext().getRDDStorageInfo().length);
+    assertEquals(1, SparkTestSupport.storageInfo(spark).length);
     long closed = TableCacheMetrics.BATCHES_CLOSED.sum();
     table.unpersist(true);
     assertEquals(BATCHES, TableCacheMetrics.BATCHES_CLOSED.sum() - closed, "batches closed");
-    assertEquals(0, spark.sparkContext().getRDDStorageInfo().length);
+    assertEquals(0, SparkTestSupport.storageInfo(spark).length);
     assertTrue(spark.sparkContext().getPersistentRDDs().isEmpty());
   }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -149,7 +150,7 @@ class RawStringsSparkTest {
             mismatches.add(q + "\n  expected " + expected.get(q) + "\n  got      " + got);
           }
         }
-        assertEquals(List.of(), mismatches, build + ", columnarRead=" + columnarRead);
+        assertEquals(Collections.emptyList(), mismatches, build + ", columnarRead=" + columnarRead);
       }
     } finally {
       spark.catalog().clearCache();

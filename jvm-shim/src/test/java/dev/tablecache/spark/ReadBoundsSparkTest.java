@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.Java8;
 import dev.tablecache.spark.fallback.ReadBounds;
+import java.util.Collections;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -67,11 +69,11 @@ class ReadBoundsSparkTest {
     List<String> expected = SparkTestSupport.rows(df);
     df.cache();
     assertEquals(300L, df.count());
-    assertEquals(List.of(NativeCachedBatch.class.getName()), batchClasses(df));
+    assertEquals(Collections.singletonList(NativeCachedBatch.class.getName()), batchClasses(df));
     Dataset<Row> again = df.filter("id >= 0");
     assertEquals(expected, SparkTestSupport.rows(again));
     assertTrue(SparkTestSupport.cacheScan(again).supportsColumnar(), "our columnar output");
-    assertEquals(List.of(), log.lines());
+    assertEquals(Collections.emptyList(), log.lines());
   }
 
   @Test
@@ -80,7 +82,7 @@ class ReadBoundsSparkTest {
     List<String> expected = SparkTestSupport.rows(df);
     df.cache();
     assertEquals(300L, df.count());
-    assertEquals(List.of(DEFAULT_BATCH), batchClasses(df));
+    assertEquals(Collections.singletonList(DEFAULT_BATCH), batchClasses(df));
     assertEquals(expected, SparkTestSupport.rows(df));
     // A new Dataset: df's own plan was made before the cache existed.
     Dataset<Row> again = df.filter("id >= 0");
@@ -96,12 +98,12 @@ class ReadBoundsSparkTest {
 
   @Test
   void aNameLongerThanTheReadersAcceptIsCachedByTheDefaultSerializer() {
-    String name = "n".repeat(70_000);
+    String name = Java8.repeat("n", 70_000);
     Dataset<Row> df = spark.range(0, 300, 1, 2).selectExpr("id", "id * 2 AS `" + name + "`");
     List<String> expected = SparkTestSupport.rows(df);
     df.cache();
     assertEquals(300L, df.count());
-    assertEquals(List.of(DEFAULT_BATCH), batchClasses(df));
+    assertEquals(Collections.singletonList(DEFAULT_BATCH), batchClasses(df));
     assertEquals(expected, SparkTestSupport.rows(df));
     assertEquals(1, log.lines().size(), "one INFO line: " + log.lines());
   }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tablecache.spark.plan.PhysicalPlans;
 import dev.tablecache.spark.plan.ScanMetricsNode;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
@@ -182,7 +183,7 @@ class ScanMetricsSparkTest {
       assertEquals(
           frameBytes, relation.computeStats().sizeInBytes().longValue(), "relation size");
       RDDInfo info = null;
-      for (RDDInfo i : spark.sparkContext().getRDDStorageInfo()) {
+      for (RDDInfo i : SparkTestSupport.storageInfo(spark)) {
         if (i.id() == buffers.id()) {
           info = i;
         }
@@ -219,7 +220,7 @@ class ScanMetricsSparkTest {
       assertEquals(10, df.collectAsList().size());
       SparkPlan plan = SparkLineSupport.classic(df).queryExecution().executedPlan();
       assertNotNull(SparkTestSupport.cacheScan(df), "reads the cache: " + plan);
-      assertEquals(List.of(), nodes(plan), "no metrics node in\n" + plan);
+      assertEquals(Collections.emptyList(), nodes(plan), "no metrics node in\n" + plan);
     } finally {
       deep.unpersist(true);
     }

@@ -10,6 +10,8 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -24,6 +26,7 @@ import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.apache.spark.sql.execution.columnar.InMemoryRelation;
 import org.apache.spark.sql.execution.columnar.InMemoryRelation$;
 import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec;
+import org.apache.spark.storage.RDDInfo;
 import scala.collection.JavaConverters;
 
 /** Starting and stopping real local Spark sessions, and comparing query results exactly. */
@@ -67,6 +70,21 @@ public final class SparkTestSupport {
 
   public static SparkSession start(String appName) {
     return start(appName, Collections.emptyMap());
+  }
+
+  /**
+   * {@code getRDDStorageInfo()} once Spark's listener bus has delivered every event posted so far.
+   * The cached partitions and sizes it reports come from the status store, which the bus fills
+   * asynchronously, so read right after a job it can miss that job's last blocks (seen on Java 8:
+   * 4 of 5 partitions). The wait is generous because it only bounds a hang, never a result.
+   */
+  public static RDDInfo[] storageInfo(SparkSession spark) {
+    try {
+      spark.sparkContext().listenerBus().waitUntilEmpty(TimeUnit.MINUTES.toMillis(5));
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("Spark's listener bus did not drain", e);
+    }
+    return spark.sparkContext().getRDDStorageInfo();
   }
 
   public static void stop(SparkSession spark) {

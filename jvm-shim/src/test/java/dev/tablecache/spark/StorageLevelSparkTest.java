@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +47,7 @@ class StorageLevelSparkTest {
             "spark.serializer", "org.apache.spark.serializer.KryoSerializer",
             "spark.kryo.registrationRequired", "true",
             "spark.kryo.registrator", TableCacheKryoRegistrator.class.getName()),
-        List.of("MEMORY_ONLY_SER", "DISK_ONLY"));
+        Arrays.asList("MEMORY_ONLY_SER", "DISK_ONLY"));
   }
 
   private Stream<DynamicNode> suite(String name, Map<String, String> conf, Iterable<String> levels) {
@@ -105,7 +106,7 @@ class StorageLevelSparkTest {
 
   /** The cache's RDD is stored at the requested level, in memory and/or on disk as it says. */
   static void assertStored(SparkSession spark, StorageLevel level) {
-    RDDInfo[] infos = spark.sparkContext().getRDDStorageInfo();
+    RDDInfo[] infos = SparkTestSupport.storageInfo(spark);
     assertEquals(1, infos.length, "one cached RDD");
     RDDInfo info = infos[0];
     if (!level.useDisk()) {

@@ -9,7 +9,7 @@ import dev.tablecache.spark.TestLogging;
 import dev.tablecache.spark.compat.SparkCompat;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
+import java.util.Collections;
 import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
@@ -60,7 +60,7 @@ class StatsPredicatesTest {
   }
 
   static boolean keeps(Attribute a, Expression predicate, GenericInternalRow row) {
-    Expression p = new StatsPredicates(List.of(a)).translate(predicate);
+    Expression p = new StatsPredicates(Collections.singletonList(a)).translate(predicate);
     if (p == null) {
       return true; // untranslatable: never prunes
     }
@@ -131,7 +131,7 @@ class StatsPredicatesTest {
     assertTrue(keeps(bin, new EqualTo(bin, lit(new byte[] {1}, DataTypes.BinaryType)), noNull));
     AttributeReference ym = attr("ym", DataTypes.createYearMonthIntervalType());
     assertNull(
-        new StatsPredicates(List.of(ym))
+        new StatsPredicates(Collections.singletonList(ym))
             .translate(new EqualTo(ym, lit(14, DataTypes.createYearMonthIntervalType()))));
   }
 

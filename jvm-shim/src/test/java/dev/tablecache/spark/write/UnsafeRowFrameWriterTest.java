@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tablecache.EncodedSchema;
+import dev.tablecache.Java8;
 import dev.tablecache.TableCache;
 import dev.tablecache.spark.NativeCachedBatch;
 import dev.tablecache.spark.TableCacheConf;
@@ -59,7 +60,7 @@ class UnsafeRowFrameWriterTest {
 
   private static InternalRow row(long id) {
     // Every 1000th string is 300 KB, so the row buffer outgrows its first megabyte.
-    String s = id % 7 == 0 ? null : id % 1000 == 1 ? "x".repeat(300_000) : "s" + id;
+    String s = id % 7 == 0 ? null : id % 1000 == 1 ? Java8.repeat("x", 300_000) : "s" + id;
     Decimal wide = Decimal.apply(new BigDecimal(id + "123456789012345678901234.5"), 38, 3);
     return new GenericInternalRow(
         new Object[] {id, s == null ? null : UTF8String.fromString(s), id % 5 == 0 ? null : wide});

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tablecache.Java8;
 import dev.tablecache.spark.CapturedLog;
 import dev.tablecache.spark.SparkTestSupport;
 import java.io.InputStream;
@@ -142,7 +143,7 @@ class CometDriftSparkTest {
     byte[] original;
     try (InputStream in = parent.getResourceAsStream(from + ".class")) {
       assertNotNull(in, from);
-      original = in.readAllBytes();
+      original = Java8.readAllBytes(in);
     }
     ClassWriter out = new ClassWriter(0);
     new ClassReader(original).accept(new ClassRemapper(out, new SimpleRemapper(from, to)), 0);
