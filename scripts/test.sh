@@ -7,7 +7,7 @@
 #                              (about 3 minutes more, so not in CI)
 # The JUnit suites run on Java 17 for both Spark lines, then forked on each other JVM the line
 # runs on (README "Which JVMs"): Spark 3.5 on Java 11 and 8, Spark 4.0.1 on 21, Spark 4.2.0 on 25,
-# each about 6 to 10 minutes. TABLECACHE_JUNIT_JVMS="3.5:11 4:21" (say) runs only those of them,
+# each about 3.5 to 5.5 minutes. TABLECACHE_JUNIT_JVMS="3.5:11 4:21" (say) runs only those of them,
 # "" none. A JVM that cannot be had is skipped with the reason printed, or fails the run with
 # TABLECACHE_REQUIRE_JVMS=1 (scripts/lib/jvm-env.sh installs them from PyPI and Debian).
 set -euo pipefail
@@ -24,13 +24,23 @@ done
 
 step() { printf '\n== %s ==\n' "$*"; }
 
+# `mvn test` of Spark line LINE's profile with this run's native libraries, timed as
+# "mvn test -Pspark-LINE<SUFFIX>: N s"; further arguments go to Maven. Uses native_dir,
+# aarch64_dir and require_aarch64 (below).
+mvn_test() {
+  local line="$1" suffix="$2" began=$SECONDS
+  shift 2
+  (cd jvm-shim && mvn -B -q -e -Pspark-$line -Dnative.lib.dir="$native_dir" \
+    -Dnative.lib.dir.aarch64="$aarch64_dir" -Dtablecache.requireAarch64=$require_aarch64 "$@" test)
+  echo "mvn test -Pspark-$line$suffix: $((SECONDS - began)) s"
+}
+
 # The JUnit suites of Spark line LINE forked on Java NAME (jvm_home of scripts/lib/jvm-env.sh)
 # with the JVM flags EXTRA, built in jvm-shim/target/spark-LINE-javaNAME/; further arguments go
-# to Maven (another Spark version). Uses native_dir, aarch64_dir and require_aarch64 (below). A
-# JVM that cannot be had is skipped with its reason printed; TABLECACHE_REQUIRE_JVMS=1 makes that
-# a failure.
+# to Maven (another Spark version). A JVM that cannot be had is skipped with its reason printed;
+# TABLECACHE_REQUIRE_JVMS=1 makes that a failure.
 junit_on() {
-  local line="$1" name="$2" extra="$3" home err reason began
+  local line="$1" name="$2" extra="$3" home err reason
   shift 3
   err="$(mktemp)"
   if ! home="$(jvm_home "$name" 2>"$err")"; then
@@ -47,12 +57,8 @@ junit_on() {
   cat "$err" >&2
   rm -f "$err"
   step "JVM + Spark tests, Spark $line on Java $name ($home${*:+; $*})"
-  began=$SECONDS
-  (cd jvm-shim && mvn -B -q -e -Pspark-$line -Dtablecache.build.dir="$PWD/target/spark-$line-java$name" \
-    -Dnative.lib.dir="$native_dir" -Dnative.lib.dir.aarch64="$aarch64_dir" \
-    -Dtablecache.requireAarch64=$require_aarch64 -Dtest.jvm="$home/bin/java" \
-    "-Dtest.jvm.extra.args=$extra" "$@" test)
-  echo "mvn test -Pspark-$line on Java $name: $((SECONDS - began)) s"
+  mvn_test "$line" " on Java $name" -Dtablecache.build.dir="$PWD/jvm-shim/target/spark-$line-java$name" \
+    -Dtest.jvm="$home/bin/java" "-Dtest.jvm.extra.args=$extra" "$@"
 }
 
 # Python: pyflakes over every script (undefined and shadowed names, unused imports) before the
@@ -128,12 +134,9 @@ if [ -f jvm-shim/pom.xml ] && [ -d jvm-shim/src/test ]; then
   # build directories jvm-shim/target/spark-<line>/, so neither run clobbers the other).
   for line in 4 3.5; do
     step "JVM + Spark tests, Spark $line (mvn test -Pspark-$line)"
-    began=$SECONDS
     line_flags=()
     [ "$line" = 4 ] && line_flags=("${aarch64_jvm_flags[@]}")
-    (cd jvm-shim && mvn -B -q -e -Pspark-$line -Dnative.lib.dir="$native_dir" \
-      -Dnative.lib.dir.aarch64="$aarch64_dir" -Dtablecache.requireAarch64=$require_aarch64 "${line_flags[@]}" test)
-    echo "mvn test -Pspark-$line: $((SECONDS - began)) s"
+    mvn_test "$line" "" "${line_flags[@]}"
   done
   # Each line's suites again, forked on every other JVM its Spark runs on (README "Which JVMs";
   # scripts/lib/jvm-env.sh installs them once), each in its own build directory
