@@ -5,7 +5,7 @@
 //! reference would need the range's bits. At most [`MAX_ENTRIES`] entries: past that the
 //! indices cost nearly as much as a frame of reference.
 
-use std::collections::HashMap;
+use ahash::{AHashMap, AHashSet};
 
 use super::{bitpack, integer_kind, integers, Analysis, BufferUnit};
 use crate::error::{Error, Result};
@@ -29,7 +29,7 @@ const SAMPLE: usize = 1024;
 /// never hashed in full, which is what would make the writer slow.
 fn worth_building(values: &[i64], width: usize, beat: usize) -> bool {
     let step = values.len().div_ceil(SAMPLE).max(1);
-    let mut seen = std::collections::HashSet::with_capacity(SAMPLE.min(values.len()));
+    let mut seen = AHashSet::with_capacity(SAMPLE.min(values.len()));
     let mut sampled = 0usize;
     for &v in values.iter().step_by(step) {
         seen.insert(v);
@@ -47,7 +47,7 @@ fn worth_building(values: &[i64], width: usize, beat: usize) -> bool {
 /// The distinct elements and each element's index, or `None` past [`MAX_ENTRIES`].
 fn build(buffer: &Analysis<'_>) -> Option<(Vec<i64>, Vec<u64>)> {
     let v = buffer.values.as_ref()?;
-    let mut index: HashMap<i64, u64> = HashMap::new();
+    let mut index: AHashMap<i64, u64> = AHashMap::with_capacity(v.values.len().min(1024));
     let mut entries = Vec::new();
     let mut codes = Vec::with_capacity(v.values.len());
     for &x in &v.values {
