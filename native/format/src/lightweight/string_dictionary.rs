@@ -80,14 +80,14 @@ pub(crate) fn plan(offsets: &[i64], bytes: &[u8], beat: u64) -> Option<Plan> {
     if seen.len() * 10 > sampled * 9 && sampled >= 16 {
         return None;
     }
-    let mut index: AHashMap<&[u8], u32> = AHashMap::with_capacity(seen.len() * 2);
+    let mut index = EntryIndex::with_capacity(seen.len() * 2);
     let mut entries = Vec::new();
     let mut indices = Vec::with_capacity(n);
     let mut entry_bytes = PARAMS as u64;
     for i in 0..n {
         let (s, e) = value(i)?;
         let next = entries.len() as u32;
-        let code = *index.entry(&bytes[s..e]).or_insert(next);
+        let code = index.code_of(&bytes[s..e], next);
         if code == next {
             entry_bytes += (e - s) as u64;
             if entries.len() == MAX_ENTRIES || entry_bytes >= beat {
@@ -108,6 +108,36 @@ pub(crate) fn plan(offsets: &[i64], bytes: &[u8], beat: u64) -> Option<Plan> {
         + bitpack::packed_len(plan.entries.len(), plan.length_width())?
         + bitpack::packed_len(n, plan.index_width())?;
     (((plan.offsets_len + plan.values_len) as u64) < beat).then_some(plan)
+}
+
+/// Each distinct value's entry, by value. Values of up to 15 bytes (most low-cardinality
+/// strings: codes, names, levels, hosts) are keyed as one integer, which hashes and compares in
+/// a few instructions where a byte slice takes a hash loop and a `memcmp`.
+struct EntryIndex<'b> {
+    short: AHashMap<u128, u32>,
+    long: AHashMap<&'b [u8], u32>,
+}
+
+impl<'b> EntryIndex<'b> {
+    fn with_capacity(capacity: usize) -> Self {
+        EntryIndex {
+            short: AHashMap::with_capacity(capacity),
+            long: AHashMap::new(),
+        }
+    }
+
+    /// The entry of `value`, which becomes `next` if `value` is new.
+    fn code_of(&mut self, value: &'b [u8], next: u32) -> u32 {
+        if value.len() < 16 {
+            // The bytes, then the length in the top byte: distinct values, distinct keys.
+            let mut key = [0u8; 16];
+            key[..value.len()].copy_from_slice(value);
+            key[15] = value.len() as u8;
+            *self.short.entry(u128::from_le_bytes(key)).or_insert(next)
+        } else {
+            *self.long.entry(value).or_insert(next)
+        }
+    }
 }
 
 /// Appends the offsets buffer's stored form to `offsets_out` and the value buffer's to
@@ -376,6 +406,36 @@ mod tests {
         }
         assert!(round_trip(&["only"], 4).is_some());
         assert!(round_trip(&[""; 5], 4).is_some(), "empty strings only");
+    }
+
+    #[test]
+    fn values_that_differ_only_in_length_or_past_15_bytes_get_their_own_entries() {
+        // Short keys pad with zeros: "a" and "a\0" must stay apart, and so must values on
+        // either side of the 16-byte cut.
+        let distinct = [
+            "",
+            "\0",
+            "a",
+            "a\0",
+            "a\0\0",
+            "fifteen-bytes-x",
+            "fifteen-bytes-x\0",
+            "sixteen-bytes-xy",
+            "sixteen-bytes-xz",
+        ];
+        let values: Vec<&str> = (0..900)
+            .map(|i| distinct[(i * 5) % distinct.len()])
+            .collect();
+        let (offsets, bytes) = column(&values);
+        let plan = plan(&offsets, &bytes, u64::MAX).expect("applies");
+        assert_eq!(plan.entries.len(), distinct.len());
+        for (i, &code) in plan.indices.iter().enumerate() {
+            let (s, e) = plan.entries[code as usize];
+            assert_eq!(&bytes[s..e], values[i].as_bytes(), "value {i}");
+        }
+        for width in [4, 8] {
+            round_trip(&values, width).expect("applies");
+        }
     }
 
     #[test]
