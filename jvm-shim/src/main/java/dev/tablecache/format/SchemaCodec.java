@@ -7,7 +7,6 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.util.Map;
 import org.apache.arrow.vector.ipc.ReadChannel;
@@ -38,11 +37,11 @@ public final class SchemaCodec {
   /** An entry's own objects: the map node, its weight record and the key's wrapper. */
   private static final long ENTRY_OVERHEAD = 128;
 
-  static final WeightedLru<ByteBuffer, Schema> DECODED =
+  static final WeightedLru<SchemaKey, Schema> DECODED =
       new WeightedLru<>(
           CACHE_CAPACITY,
           CACHE_BUDGET_BYTES,
-          (key, schema) -> ENTRY_OVERHEAD + arrayBytes(key.capacity()) + schemaWeight(schema));
+          (key, schema) -> ENTRY_OVERHEAD + arrayBytes(key.length()) + schemaWeight(schema));
   static final WeightedLru<Schema, byte[]> ENCODED =
       new WeightedLru<>(
           CACHE_CAPACITY,
@@ -58,15 +57,13 @@ public final class SchemaCodec {
    */
   static Schema decode(byte[] bytes, int off, int len) {
     MetadataReads.SCHEMAS.increment();
-    ByteBuffer probe = ByteBuffer.wrap(bytes, off, len).slice(); // content-based equals/hashCode
+    SchemaKey probe = SchemaKey.probe(bytes, off, len);
     Schema s = DECODED.get(probe);
     if (s != null) {
       return s;
     }
     s = decodeUncached(bytes, off, len);
-    byte[] key = new byte[len];
-    System.arraycopy(bytes, off, key, 0, len);
-    DECODED.put(ByteBuffer.wrap(key), s);
+    DECODED.put(probe.copy(), s);
     return s;
   }
 
