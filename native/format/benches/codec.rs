@@ -131,6 +131,15 @@ fn encoding_columns() -> Vec<(&'static str, arrow_array::ArrayRef)> {
             }))) as _,
         ),
         (
+            // SHA-256 digests as lowercase hex (the strings table's hash, a logs trace id).
+            "hex",
+            Arc::new(StringArray::from_iter_values((0..rows).map(|r| {
+                (0..4u64)
+                    .map(|i| format!("{:016x}", mix(r * 4 + i as i64)))
+                    .collect::<String>()
+            }))) as _,
+        ),
+        (
             // User agents: a handful of long values.
             "string_dictionary",
             Arc::new(StringArray::from_iter_values((0..rows).map(|r| {
