@@ -11,7 +11,7 @@ import traceback
 
 from pyspark import StorageLevel
 
-from harness import Results, rows, session, type_matrix_sql
+from harness import TYPE_MATRIX_QUERIES, Results, rows, session, type_matrix_sql
 
 TABLE_SQL = type_matrix_sql(
     extra_columns=[
@@ -22,13 +22,7 @@ TABLE_SQL = type_matrix_sql(
     ],
     where="(id < 1000 OR id >= 1500) AND (id < 500 OR id >= 1000 OR id % 10 = 0)")
 
-QUERIES = [
-    "SELECT * FROM t",
-    "SELECT id FROM t",
-    "SELECT count(*) FROM t",
-    "SELECT id, s, dec1 FROM t",
-    "SELECT id, d FROM t WHERE d = double('NaN')",
-    "SELECT id, f FROM t WHERE f = float('NaN')",
+QUERIES = TYPE_MATRIX_QUERIES + [
     "SELECT id FROM t WHERE isnan(d) OR d > 600",
     "SELECT id, d FROM t WHERE d = -0.0",
     "SELECT id FROM t WHERE i BETWEEN -100 AND 100",

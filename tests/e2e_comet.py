@@ -18,7 +18,7 @@ import traceback
 
 from pyspark import StorageLevel
 
-from harness import Results, rows, scan_metrics_nodes, session, type_matrix_sql
+from harness import TYPE_MATRIX_QUERIES, Results, rows, scan_metrics_nodes, session, type_matrix_sql
 
 OURS = "dev.tablecache.spark.NativeCachedBatchSerializer"
 
@@ -44,13 +44,7 @@ SELECT
 FROM range(0, 2000, 1, 4)
 """
 
-FLAT_QUERIES = [
-    "SELECT * FROM t",
-    "SELECT id FROM t",
-    "SELECT count(*) FROM t",
-    "SELECT id, s, dec1 FROM t",
-    "SELECT id, d FROM t WHERE d = double('NaN')",
-    "SELECT id, f FROM t WHERE f = float('NaN')",
+FLAT_QUERIES = TYPE_MATRIX_QUERIES + [
     "SELECT id, d FROM t WHERE d = -0.0",
     "SELECT id FROM t WHERE i BETWEEN -100 AND 100",
     "SELECT id FROM t WHERE i IS NULL",

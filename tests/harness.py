@@ -38,6 +38,18 @@ def type_matrix_sql(extra_columns=(), where=None, source="range(0, 3000, 1, 6)")
     return sql + (f"\nWHERE {where}" if where else "")
 
 
+# The queries every type-matrix table answers first: all columns, one, a count, a projection, and
+# the NaN rows of the double and float columns (QUERIES[4] in e2e_cache counts them).
+TYPE_MATRIX_QUERIES = [
+    "SELECT * FROM t",
+    "SELECT id FROM t",
+    "SELECT count(*) FROM t",
+    "SELECT id, s, dec1 FROM t",
+    "SELECT id, d FROM t WHERE d = double('NaN')",
+    "SELECT id, f FROM t WHERE f = float('NaN')",
+]
+
+
 def session(app, conf=None):
     """The SparkSession of an e2e script: spark-submit's settings plus conf (a dict)."""
     from pyspark.sql import SparkSession

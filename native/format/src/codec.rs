@@ -367,14 +367,7 @@ mod tests {
         // Long runs: lz4 keeps little enough that zstd is not tried.
         assert_eq!(stored(&vec![7u8; 100_000]).0, StoredCodec::Lz4);
         // Random bytes: neither saves an eighth.
-        let random: Vec<u8> = (0..100_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+        let random = crate::test_bytes::random(100_000, x);
         assert_eq!(stored(&random).0, StoredCodec::None);
         // Small payloads stay with lz4.
         assert_eq!(stored(&json[..4000]).0, StoredCodec::Lz4);

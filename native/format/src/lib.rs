@@ -35,6 +35,8 @@ pub mod schema;
 pub mod schema_bounds;
 mod select;
 pub mod stats;
+#[cfg(test)]
+mod test_bytes;
 pub mod unsafe_row;
 mod write;
 

@@ -321,18 +321,25 @@ mod tests {
         out
     }
 
-    #[test]
-    fn text_round_trips_smaller() {
-        let bytes = text(50_000);
-        let analysis = Analysis::of(&bytes, BufferKind::Bytes);
-        let len = Fsst.stored_len(&analysis).expect("fsst applies to text");
-        assert!(len < bytes.len() / 2, "{len} of {}", bytes.len());
+    /// Encodes `bytes` with FSST where it applies and checks that they decode back: the stored
+    /// length, or None where FSST does not apply.
+    fn round_trip(bytes: &[u8]) -> Option<usize> {
+        let analysis = Analysis::of(bytes, BufferKind::Bytes);
+        let len = Fsst.stored_len(&analysis)?;
         let mut stored = Vec::new();
         Fsst.encode(&analysis, &mut stored).unwrap();
         assert_eq!(stored.len(), len);
         let mut back = vec![0u8; bytes.len()];
         Fsst.decode(&stored, 1, &mut back, "t").unwrap();
         assert_eq!(back, bytes);
+        Some(len)
+    }
+
+    #[test]
+    fn text_round_trips_smaller() {
+        let bytes = text(50_000);
+        let len = round_trip(&bytes).expect("fsst applies to text");
+        assert!(len < bytes.len() / 2, "{len} of {}", bytes.len());
     }
 
     #[test]
@@ -340,30 +347,14 @@ mod tests {
         let mut bytes: Vec<u8> = (0..=255u8).cycle().take(20_000).collect();
         bytes.extend(std::iter::repeat_n(0u8, 10_000));
         bytes.extend_from_slice(b"a\0a\0a\0a\0\0\0\0\0\0\0\0\0b");
-        let analysis = Analysis::of(&bytes, BufferKind::Bytes);
-        if let Some(len) = Fsst.stored_len(&analysis) {
-            let mut stored = Vec::new();
-            Fsst.encode(&analysis, &mut stored).unwrap();
-            assert_eq!(stored.len(), len);
-            let mut back = vec![0u8; bytes.len()];
-            Fsst.decode(&stored, 1, &mut back, "t").unwrap();
-            assert_eq!(back, bytes);
-        }
+        round_trip(&bytes);
     }
 
     #[test]
     fn short_buffers_and_random_bytes_are_not_fsst() {
         let analysis = Analysis::of(b"short", BufferKind::Bytes);
         assert_eq!(Fsst.stored_len(&analysis), None);
-        let mut x = 7u64;
-        let random: Vec<u8> = (0..20_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+        let random = crate::test_bytes::random(20_000, 7);
         assert_eq!(
             Fsst.stored_len(&Analysis::of(&random, BufferKind::Bytes)),
             None

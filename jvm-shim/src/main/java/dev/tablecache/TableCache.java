@@ -90,18 +90,12 @@ public final class TableCache {
         o.stringBoundLimit());
   }
 
-  /** The format number of the native write request (NativeCodec.serialize). */
+  /**
+   * The format number of the native write request (NativeCodec.serialize): the frame's version
+   * byte, except legacy, which the request numbers 1 (its frames have no version byte).
+   */
   private static int nativeFormat(CacheFormat format) {
-    switch (format) {
-      case V4:
-        return 4;
-      case V3:
-        return 3;
-      case V2:
-        return 2;
-      default:
-        return 1;
-    }
+    return format == CacheFormat.LEGACY ? 1 : format.versionByte();
   }
 
   /**

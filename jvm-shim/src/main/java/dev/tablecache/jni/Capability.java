@@ -15,17 +15,24 @@ import java.util.Optional;
  */
 public enum Capability {
   /** Not probed yet; {@link #current()} never returns it. */
-  UNKNOWN,
+  UNKNOWN(0),
   /** Writes V4, V3, V2 and legacy. */
-  V4,
+  V4(4),
   /** Writes V3, V2 and legacy. */
-  V3,
+  V3(3),
   /** Writes V2 and legacy. */
-  V2,
+  V2(2),
   /** Writes legacy only. */
-  LEGACY,
+  LEGACY(1),
   /** No usable native library: nothing can be written or decoded. */
-  UNAVAILABLE;
+  UNAVAILABLE(0);
+
+  /** Ordering of write capability: higher writes more formats. */
+  private final int rank;
+
+  Capability(int rank) {
+    this.rank = rank;
+  }
 
   /** System property capping the capability. */
   public static final String CAP_PROPERTY = "tablecache.capability.max";
@@ -94,22 +101,6 @@ public enum Capability {
     }
   }
 
-  /** Ordering of write capability: higher writes more formats. */
-  private int rank() {
-    switch (this) {
-      case V4:
-        return 4;
-      case V3:
-        return 3;
-      case V2:
-        return 2;
-      case LEGACY:
-        return 1;
-      default:
-        return 0;
-    }
-  }
-
   private static Probe probed() {
     Probe p = probe;
     if (p == null) {
@@ -149,7 +140,7 @@ public enum Capability {
               Kind.NATIVE_UNAVAILABLE, "capabilities() failed: " + e, e));
     }
     if (cap != null && nativeProbe.capability != UNAVAILABLE
-        && cap.capability.rank() < nativeProbe.capability.rank()) {
+        && cap.capability.rank < nativeProbe.capability.rank) {
       return cap;
     }
     return nativeProbe;

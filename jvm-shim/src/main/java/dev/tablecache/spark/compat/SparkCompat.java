@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -58,46 +59,30 @@ public final class SparkCompat {
   private static final MethodHandle TO_ARROW_SCHEMA = resolveToArrowSchema();
 
   private static MethodHandle resolveToArrowSchema() {
-    MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-    Class<?> c = ArrowUtils.class;
-    try {
-      MethodHandle h =
-          lookup.findStatic(
-              c,
-              "toArrowSchema",
-              MethodType.methodType(Schema.class, StructType.class, String.class, boolean.class));
-      return MethodHandles.insertArguments(h, 2, false);
-    } catch (NoSuchMethodException | IllegalAccessException e) {
-      // Spark 4.x
+    // After (schema, timeZoneId) come one boolean flag in 3.5, two in 4.0 to 4.2, three in 4.3+;
+    // each is passed false.
+    ReflectiveOperationException last = null;
+    for (int flags = 1; flags <= 3; flags++) {
+      Class<?>[] parameters = new Class<?>[2 + flags];
+      parameters[0] = StructType.class;
+      parameters[1] = String.class;
+      Arrays.fill(parameters, 2, parameters.length, boolean.class);
+      Object[] falses = new Object[flags];
+      Arrays.fill(falses, false);
+      try {
+        MethodHandle h =
+            MethodHandles.publicLookup()
+                .findStatic(
+                    ArrowUtils.class,
+                    "toArrowSchema",
+                    MethodType.methodType(Schema.class, parameters));
+        return MethodHandles.insertArguments(h, 2, falses);
+      } catch (NoSuchMethodException | IllegalAccessException e) {
+        last = e;
+      }
     }
-    try {
-      MethodHandle h =
-          lookup.findStatic(
-              c,
-              "toArrowSchema",
-              MethodType.methodType(
-                  Schema.class, StructType.class, String.class, boolean.class, boolean.class));
-      return MethodHandles.insertArguments(h, 2, false, false);
-    } catch (NoSuchMethodException | IllegalAccessException e) {
-      // Spark 4.3+
-    }
-    try {
-      MethodHandle h =
-          lookup.findStatic(
-              c,
-              "toArrowSchema",
-              MethodType.methodType(
-                  Schema.class,
-                  StructType.class,
-                  String.class,
-                  boolean.class,
-                  boolean.class,
-                  boolean.class));
-      return MethodHandles.insertArguments(h, 2, false, false, false);
-    } catch (NoSuchMethodException | IllegalAccessException e) {
-      throw new ExceptionInInitializerError(
-          "tablecache: no known ArrowUtils.toArrowSchema signature in this Spark: " + e);
-    }
+    throw new ExceptionInInitializerError(
+        "tablecache: no known ArrowUtils.toArrowSchema signature in this Spark: " + last);
   }
 
   /** Spark's parent allocator for Arrow memory; we always hang a per-task child off it. */
