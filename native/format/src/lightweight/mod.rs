@@ -537,13 +537,11 @@ pub(crate) mod tests {
 
     #[test]
     fn integer_statistics_match_a_single_pass() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let random = crate::test_bytes::random(3 * 2 * 1000 * 8, 0x9e37_79b9_7f4a_7c15);
+        let mut words = random
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        let mut next = move || words.next().expect("enough random words");
         let mut columns: Vec<Vec<i64>> = vec![
             vec![],
             vec![5],
