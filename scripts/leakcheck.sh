@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Leak check of the Rust test suite: the cargo test binaries of the tablecache-format crate run
+# Leak check of the Rust test suite: the cargo test binaries of the tablecache-format crate run,
+# as many at once as there are cores,
 # under valgrind memcheck; a definite or indirect leak (or any memcheck error) fails the script.
 # Three binaries are left out (NOT_UNDER_VALGRIND): schema_cache, schema_bounds and error_text
 # reach no C code (zstd, liblz4) and no path the others do not, and memcheck serializes their
@@ -31,11 +32,11 @@ mapfile -t binaries < <(
 
 logs=${CARGO_TARGET_DIR:-target}/valgrind
 mkdir -p "$logs"
-status=0
-for bin in "${binaries[@]}"; do
+
+# One binary under memcheck; prints its verdict, and fails if memcheck found anything.
+check() {
+  local bin="$1" name log t0
   name=$(basename "$bin")
-  [[ -z $filter || $name == *"$filter"* ]] || continue
-  [[ " ${NOT_UNDER_VALGRIND[*]} " == *" ${name%-*} "* ]] && { echo "$name: not run under valgrind"; continue; }
   log=$logs/$name.log
   t0=$(date +%s)
   # One test thread keeps the output readable; valgrind serializes threads anyway.
@@ -44,11 +45,36 @@ for bin in "${binaries[@]}"; do
     "$bin" --test-threads=1 -q >"$log.out" 2>&1; then
     echo "$name: clean ($(($(date +%s) - t0)) s)"
   else
-    status=1
     echo "$name: FAILED ($(($(date +%s) - t0)) s); memcheck log $log, test output $log.out"
     grep -E 'definitely lost|indirectly lost|Invalid|uninitialised|test result' "$log" "$log.out" |
       head -20 | sed 's/^/  /'
+    return 1
   fi
+}
+
+# memcheck runs each binary on one core, so LEAKCHECK_JOBS (default: the core count) binaries run
+# at once; the crate's own unit tests, the longest, start first.
+jobs=${LEAKCHECK_JOBS:-$(nproc)}
+queue=()
+for bin in "${binaries[@]}"; do
+  name=$(basename "$bin")
+  [[ -z $filter || $name == *"$filter"* ]] || continue
+  [[ " ${NOT_UNDER_VALGRIND[*]} " == *" ${name%-*} "* ]] && { echo "$name: not run under valgrind"; continue; }
+  if [[ ${name%-*} == tablecache_format ]]; then queue=("$bin" "${queue[@]}"); else queue+=("$bin"); fi
+done
+status=0
+running=0
+for bin in "${queue[@]}"; do
+  if ((running >= jobs)); then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  check "$bin" &
+  running=$((running + 1))
+done
+while ((running > 0)); do
+  wait -n || status=1
+  running=$((running - 1))
 done
 echo "leakcheck: $( ((status == 0)) && echo clean || echo FAILED ) in $(($(date +%s) - start)) s"
 exit "$status"
