@@ -8,12 +8,12 @@ use arrow_schema::DataType;
 
 use crate::body::BodyParts;
 use crate::budget;
-use crate::codec::Codec;
+use crate::codec::{Codec, CodecSample};
 use crate::cursor::{pad8, to_u32, Cursor};
 use crate::error::{Error, Result};
 use crate::layout::{self, BufferKind};
 use crate::lightweight::{string_dictionary, Analysis, BufferEncoding, PairSide};
-use crate::select::{self, EncodingPolicy};
+use crate::select::{self, BufferChoice, EncodingPolicy};
 
 /// Bytes of one buffer descriptor: `u32 decoded_len, u32 stored_len, u8 encoding, 3 zero`.
 pub(crate) const DESCRIPTOR_LEN: usize = 12;
@@ -49,6 +49,48 @@ pub(crate) struct WrittenBody {
     pub(crate) decoded_len: usize,
     /// Whether some buffer is stored in an encoding other than plain.
     pub(crate) encoded: bool,
+    /// Whether zstd pays for this body under [`Codec::Adaptive`], where the samples the choice
+    /// of encodings compressed both ways cover at least three quarters of it (`None` else).
+    pub(crate) zstd_evidence: Option<bool>,
+}
+
+/// The codecs' evidence over a body's buffers: each buffer's sample (where the choice of its
+/// encoding compressed one both ways) scaled to the bytes the buffer stores.
+#[derive(Debug, Default)]
+struct BodyEvidence {
+    covered: Option<CodecSample>,
+}
+
+impl BodyEvidence {
+    fn add(&mut self, stored: usize, sample: Option<CodecSample>) {
+        let Some(CodecSample {
+            sampled,
+            lz4,
+            zstd: Some(zstd),
+        }) = sample
+        else {
+            return;
+        };
+        if sampled == 0 {
+            return;
+        }
+        let stored = stored as u64;
+        let scaled = CodecSample {
+            sampled: stored,
+            lz4: (stored * lz4).div_ceil(sampled),
+            zstd: Some((stored * zstd).div_ceil(sampled)),
+        };
+        self.covered = Some(self.covered.map_or(scaled, |c| c.plus(scaled)));
+    }
+
+    /// Whether zstd pays, if the evidence covers three quarters of the `body_len` bytes.
+    fn zstd_pays(&self, body_len: usize) -> Option<bool> {
+        let covered = self.covered?;
+        if covered.sampled * 4 < body_len as u64 * 3 {
+            return None;
+        }
+        covered.zstd_pays()
+    }
 }
 
 /// Appends the V4 body of `column` (of `data_type`, in a frame of `rows` rows) to `out`, each
@@ -75,6 +117,7 @@ pub(crate) fn write(
     out.resize(start + pad8(out.len() - start), 0);
     let specs = column.specs();
     let mut encoded = false;
+    let mut evidence = BodyEvidence::default();
     let mut i = 0;
     while i < buffers.len() {
         let analysis = Analysis::of(buffers[i], specs[i].kind).with_floats(matches!(
@@ -117,57 +160,60 @@ pub(crate) fn write(
                     }
                     encoded = true;
                 }
-                VarLenChoice::Apart(offsets_encoding, values_encoding) => {
-                    for (k, buffer, encoding) in [
-                        (i, &analysis, offsets_encoding),
-                        (i + 1, &values, values_encoding),
+                VarLenChoice::Apart(offsets_choice, values_choice) => {
+                    for (k, buffer, choice) in [
+                        (i, &analysis, offsets_choice),
+                        (i + 1, &values, values_choice),
                     ] {
-                        write_buffer(
+                        let stored = write_buffer(
                             out,
                             start,
                             descriptors + DESCRIPTOR_LEN * k,
                             buffer,
-                            encoding,
+                            choice.encoding,
                         )?;
-                        encoded |= encoding != BufferEncoding::Plain;
+                        evidence.add(stored, choice.sample);
+                        encoded |= choice.encoding != BufferEncoding::Plain;
                     }
                 }
             }
             i += 2;
             continue;
         }
-        let encoding = select::choose_buffer(policy, codec, &analysis, bound);
-        write_buffer(
+        let choice = select::choose_buffer(policy, codec, &analysis, bound);
+        let stored = write_buffer(
             out,
             start,
             descriptors + DESCRIPTOR_LEN * i,
             &analysis,
-            encoding,
+            choice.encoding,
         )?;
-        encoded |= encoding != BufferEncoding::Plain;
+        evidence.add(stored, choice.sample);
+        encoded |= choice.encoding != BufferEncoding::Plain;
         i += 1;
     }
     Ok(WrittenBody {
         decoded_len: column.plain_len(),
         encoded,
+        zstd_evidence: evidence.zstd_pays(out.len() - start),
     })
 }
 
 /// Appends one buffer in `encoding`, fills its descriptor at `at` and pads the body (which
-/// began at `start`) to 8 bytes.
+/// began at `start`) to 8 bytes; the bytes the buffer stores.
 fn write_buffer(
     out: &mut Vec<u8>,
     start: usize,
     at: usize,
     buffer: &Analysis<'_>,
     encoding: BufferEncoding,
-) -> Result<()> {
+) -> Result<usize> {
     let buffer_start = out.len();
     encoding.unit().encode(buffer, out)?;
     let stored = out.len() - buffer_start;
     put_descriptor(out, at, buffer.bytes.len(), stored, encoding)?;
     out.resize(start + pad8(out.len() - start), 0);
-    Ok(())
+    Ok(stored)
 }
 
 fn put_descriptor(
@@ -188,7 +234,7 @@ enum VarLenChoice {
     /// Together, as a string dictionary.
     Dictionary(string_dictionary::Plan),
     /// Each in its own encoding.
-    Apart(BufferEncoding, BufferEncoding),
+    Apart(BufferChoice, BufferChoice),
 }
 
 /// The choice for a variable-length node: a string dictionary where it stores fewer bytes than
@@ -213,9 +259,9 @@ fn choose_var_len(
         if (plan.offsets_len + plan.values_len) as u64 * 8 <= raw {
             return VarLenChoice::Dictionary(plan);
         }
-        let (o, o_cost) = select::choose_buffer_cost(policy, codec, offsets, offsets_bound);
-        let (v, v_cost) = select::choose_buffer_cost(policy, codec, values, values_bound);
-        return if ((plan.offsets_len + plan.values_len) as u64) < o_cost + v_cost {
+        let o = select::choose_buffer(policy, codec, offsets, offsets_bound);
+        let v = select::choose_buffer(policy, codec, values, values_bound);
+        return if ((plan.offsets_len + plan.values_len) as u64) < o.cost + v.cost {
             VarLenChoice::Dictionary(plan)
         } else {
             VarLenChoice::Apart(o, v)
@@ -486,7 +532,8 @@ mod tests {
 
     /// The exact bytes the best per-buffer encoding stores for `buffer` without a codec.
     fn best_apart(buffer: &Analysis<'_>, bound: Option<u64>) -> u64 {
-        let chosen = select::choose_buffer(EncodingPolicy::Auto, Codec::None, buffer, bound);
+        let chosen =
+            select::choose_buffer(EncodingPolicy::Auto, Codec::None, buffer, bound).encoding;
         let mut out = Vec::new();
         chosen.unit().encode(buffer, &mut out).unwrap();
         out.len() as u64
@@ -605,5 +652,115 @@ mod tests {
             dictionaries >= 2,
             "the low-cardinality shapes take the dictionary"
         );
+    }
+    /// Under the adaptive codec, the evidence the choice of encodings gathered says what the
+    /// payload's own sampling says (zstd or not), so skipping that sampling changes no payload;
+    /// it exists for bodies made mostly of sampled text, and not where the samples were too
+    /// small to judge zstd.
+    #[test]
+    fn the_codecs_evidence_agrees_with_sampling_the_body() {
+        let mut rng = crate::encodings::test_columns::Rng::new(41);
+        let mut word = |alphabet: &[u8], len: usize| -> String {
+            (0..len)
+                .map(|_| alphabet[(rng.next() % alphabet.len() as u64) as usize] as char)
+                .collect()
+        };
+        let events = ["click", "view", "buy", "scroll"];
+        // A name, the strings, and the evidence expected (where the shape decides it).
+        type Shape = (&'static str, Vec<Option<String>>, Option<bool>);
+        let shapes: Vec<Shape> = vec![
+            (
+                "json events",
+                (0..10_000)
+                    .map(|i| {
+                        Some(format!(
+                            "{{\"user_id\":{},\"event\":\"{}\",\"amount\":{}}}",
+                            word(b"0123456789", 7),
+                            events[i % 4],
+                            word(b"0123456789", 5)
+                        ))
+                    })
+                    .collect(),
+                Some(true),
+            ),
+            (
+                "random ids",
+                (0..10_000)
+                    .map(|_| Some(word(b"abcdefghijklmnopqrstuvwxyz0123456789", 12)))
+                    .collect(),
+                // Few bits a byte, which zstd's entropy coding takes and lz4 cannot.
+                Some(true),
+            ),
+            (
+                "urls with nulls",
+                (0..10_000)
+                    .map(|i| {
+                        (i % 9 != 0).then(|| {
+                            format!(
+                                "https://shop.example.com/{}/item/{}?ref={}",
+                                ["en", "de", "fr"][i % 3],
+                                word(b"0123456789", 6),
+                                word(b"abcdef", 4)
+                            )
+                        })
+                    })
+                    .collect(),
+                None,
+            ),
+            (
+                "a short column",
+                (0..300).map(|i| Some(format!("row {i}"))).collect(),
+                None,
+            ),
+        ];
+        for (name, values, expected) in shapes {
+            let array = StringArray::from(values);
+            let data = array.to_data();
+            let parts = BodyParts::collect(&data).unwrap();
+            let mut body = Vec::new();
+            let written = write(
+                &parts,
+                &DataType::Utf8,
+                array.len() as u32,
+                EncodingPolicy::Auto,
+                Codec::Adaptive,
+                &mut body,
+            )
+            .unwrap();
+            if let Some(expected) = expected {
+                assert_eq!(written.zstd_evidence, Some(expected), "{name}");
+            }
+            let (mut sampled, mut told) = (Vec::new(), Vec::new());
+            let by_sampling =
+                crate::codec::compress_with_evidence(&body, Codec::Adaptive, None, &mut sampled)
+                    .unwrap();
+            let by_evidence = crate::codec::compress_with_evidence(
+                &body,
+                Codec::Adaptive,
+                written.zstd_evidence,
+                &mut told,
+            )
+            .unwrap();
+            assert_eq!(
+                by_evidence, by_sampling,
+                "{name}: {:?}",
+                written.zstd_evidence
+            );
+            assert_eq!(told, sampled, "{name}");
+        }
+        // Not every buffer is sampled: a body of integers chosen by their exact encoded sizes.
+        let ints = arrow_array::Int64Array::from_iter_values((0..10_000).map(|i| i * 3 + 7));
+        let data = ints.to_data();
+        let mut body = Vec::new();
+        let written = write(
+            &BodyParts::collect(&data).unwrap(),
+            &DataType::Int64,
+            10_000,
+            EncodingPolicy::Auto,
+            Codec::Adaptive,
+            &mut body,
+        )
+        .unwrap();
+        assert_eq!(written.zstd_evidence, None);
     }
 }

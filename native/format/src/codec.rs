@@ -95,20 +95,7 @@ pub(crate) fn compress_into(raw: &[u8], codec: Codec, out: &mut Vec<u8>) -> Resu
             }
             Ok(StoredCodec::Lz4)
         }
-        Codec::Adaptive => {
-            let start = out.len();
-            let (used, written) = if zstd_pays(raw) {
-                (StoredCodec::Zstd, zstd_into(raw, out)?)
-            } else {
-                (StoredCodec::Lz4, lz4_into(raw, out)?)
-            };
-            if written > raw.len() - raw.len() / 8 {
-                out.truncate(start);
-                out.extend_from_slice(raw);
-                return Ok(StoredCodec::None);
-            }
-            Ok(used)
-        }
+        Codec::Adaptive => compress_with_evidence(raw, codec, None, out),
         Codec::Zstd => {
             zstd_into(raw, out)?;
             Ok(StoredCodec::Zstd)
@@ -155,26 +142,73 @@ fn zstd_into(raw: &[u8], out: &mut Vec<u8>) -> Result<usize> {
     Ok(written)
 }
 
-/// The codec [`Codec::Adaptive`] takes for `piece` (lz4, zstd or none) and the bytes it stores,
-/// each codec run once on it: what the writer's cost estimates price a sample piece at.
-pub(crate) fn adaptive_piece(piece: &[u8]) -> Result<(StoredCodec, usize)> {
-    let mut scratch = Vec::new();
-    let lz4 = lz4_into(piece, &mut scratch)?;
-    let (codec, len) = if piece.len() >= ADAPTIVE_MIN_BYTES && lz4 * 10 > piece.len() {
-        scratch.clear();
-        let zstd = zstd_into(piece, &mut scratch)?;
-        if zstd * 5 <= lz4 * 4 {
-            (StoredCodec::Zstd, zstd)
+/// What lz4 and zstd store for sampled bytes: the evidence [`Codec::Adaptive`] decides on. The
+/// writer's cost estimates take it from the samples they compress anyway, and hand it to the
+/// payload's compression ([`compress_with_evidence`]), which then need not sample again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CodecSample {
+    /// Bytes sampled.
+    pub(crate) sampled: u64,
+    /// What lz4 stores for them.
+    pub(crate) lz4: u64,
+    /// What zstd stores for them; `None` where zstd was not tried (a piece too small to judge).
+    /// Where lz4 keeps a tenth or less, zstd is not tried either and this is lz4's size: the
+    /// encodings took what zstd would find.
+    pub(crate) zstd: Option<u64>,
+}
+
+impl CodecSample {
+    /// Both codecs run once on `piece`; zstd only on a piece of at least
+    /// [`ADAPTIVE_MIN_BYTES`] that lz4 leaves more than a tenth of.
+    pub(crate) fn of(piece: &[u8]) -> Result<CodecSample> {
+        let mut scratch = Vec::new();
+        let lz4 = lz4_into(piece, &mut scratch)?;
+        let zstd = if piece.len() < ADAPTIVE_MIN_BYTES {
+            None
+        } else if lz4 * 10 > piece.len() {
+            scratch.clear();
+            Some(zstd_into(piece, &mut scratch)?)
         } else {
-            (StoredCodec::Lz4, lz4)
+            Some(lz4)
+        };
+        Ok(CodecSample {
+            sampled: piece.len() as u64,
+            lz4: lz4 as u64,
+            zstd: zstd.map(|z| z as u64),
+        })
+    }
+
+    /// Both samples together.
+    pub(crate) fn plus(self, other: CodecSample) -> CodecSample {
+        CodecSample {
+            sampled: self.sampled + other.sampled,
+            lz4: self.lz4 + other.lz4,
+            zstd: self.zstd.zip(other.zstd).map(|(a, b)| a + b),
         }
-    } else {
-        (StoredCodec::Lz4, lz4)
+    }
+
+    /// Whether [`Codec::Adaptive`] takes zstd on this evidence: lz4 keeps more than a tenth,
+    /// and zstd stores at most four fifths of what lz4 does. `None` without zstd's size.
+    pub(crate) fn zstd_pays(self) -> Option<bool> {
+        let zstd = self.zstd?;
+        Some(self.lz4 * 10 > self.sampled && zstd * 5 <= self.lz4 * 4)
+    }
+}
+
+/// The codec [`Codec::Adaptive`] takes for `piece` (lz4, zstd or none) and the bytes it stores,
+/// each codec run once on it, with the evidence: what the writer's cost estimates price a sample
+/// piece at.
+pub(crate) fn adaptive_piece(piece: &[u8]) -> Result<(StoredCodec, usize, CodecSample)> {
+    let sample = CodecSample::of(piece)?;
+    let lz4 = sample.lz4 as usize;
+    let (codec, len) = match sample.zstd {
+        Some(zstd) if zstd * 5 <= sample.lz4 * 4 => (StoredCodec::Zstd, zstd as usize),
+        _ => (StoredCodec::Lz4, lz4),
     };
     Ok(if len > piece.len() - piece.len() / 8 {
-        (StoredCodec::None, piece.len())
+        (StoredCodec::None, piece.len(), sample)
     } else {
-        (codec, len)
+        (codec, len, sample)
     })
 }
 
@@ -215,6 +249,33 @@ fn zstd_pays(raw: &[u8]) -> bool {
         zstd_sample += z;
     }
     lz4_sample * 10 > sampled && zstd_sample * 5 <= lz4_sample * 4
+}
+
+/// [`compress_into`], where `zstd_evidence` may already say whether zstd pays for `raw` under
+/// [`Codec::Adaptive`] (from the samples the writer priced its encodings on), so that the payload
+/// is not sampled again; without it, the payload is sampled. Other codecs ignore it.
+pub(crate) fn compress_with_evidence(
+    raw: &[u8],
+    codec: Codec,
+    zstd_evidence: Option<bool>,
+    out: &mut Vec<u8>,
+) -> Result<StoredCodec> {
+    if codec != Codec::Adaptive {
+        return compress_into(raw, codec, out);
+    }
+    let start = out.len();
+    let zstd = raw.len() >= ADAPTIVE_MIN_BYTES && zstd_evidence.unwrap_or_else(|| zstd_pays(raw));
+    let (used, written) = if zstd {
+        (StoredCodec::Zstd, zstd_into(raw, out)?)
+    } else {
+        (StoredCodec::Lz4, lz4_into(raw, out)?)
+    };
+    if written > raw.len() - raw.len() / 8 {
+        out.truncate(start);
+        out.extend_from_slice(raw);
+        return Ok(StoredCodec::None);
+    }
+    Ok(used)
 }
 
 /// Checks that `raw_len` is reachable from `stored_len` bytes with `codec`, so

@@ -152,7 +152,13 @@ impl PayloadWriter {
                 StoredCodec::None
             }
             codec => {
-                let used = codec::compress_into(&self.scratch, codec, out)?;
+                // The samples the encodings were chosen on may already say whether zstd pays.
+                let used = codec::compress_with_evidence(
+                    &self.scratch,
+                    codec,
+                    written.zstd_evidence,
+                    out,
+                )?;
                 if out.len() - start > raw_len - raw_len / 8 {
                     out.truncate(start);
                     out.extend_from_slice(&self.scratch);

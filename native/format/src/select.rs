@@ -4,7 +4,7 @@
 
 use crate::body::BodyParts;
 use crate::body_v4;
-use crate::codec::{self, Codec, StoredCodec};
+use crate::codec::{self, Codec, CodecSample, StoredCodec};
 use crate::encodings::{sample_runs, split_into, Encoding};
 use crate::error::{Error, Result};
 use crate::layout::BufferKind;
@@ -90,6 +90,28 @@ pub(crate) fn select(policy: EncodingPolicy, codec: Codec, columns: &[BodyParts<
     chosen.unwrap_or(Encoding::Plain)
 }
 
+/// What [`choose_buffer`] chose for a buffer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BufferChoice {
+    /// The encoding.
+    pub(crate) encoding: BufferEncoding,
+    /// The bytes it is estimated to store once compressed.
+    pub(crate) cost: u64,
+    /// What lz4 and zstd made of a sample of the buffer in this encoding, where the estimate
+    /// compressed one both ways (under [`Codec::Adaptive`]).
+    pub(crate) sample: Option<CodecSample>,
+}
+
+impl BufferChoice {
+    fn new(encoding: BufferEncoding, cost: u64) -> Self {
+        BufferChoice {
+            encoding,
+            cost,
+            sample: None,
+        }
+    }
+}
+
 /// The encoding of one buffer of a V4 body, whose payload `codec` then compresses.
 ///
 /// `Auto` takes the smallest: the lightweight encodings by the exact size they store (their
@@ -101,53 +123,50 @@ pub(crate) fn select(policy: EncodingPolicy, codec: Codec, columns: &[BodyParts<
 /// the buffer's `row_bound` ([`body_v4::expansion_allowed`]), are candidates. Ties go to the
 /// earlier of [`V4_PREFERENCE`]: the cheaper to decode. A pinned V3 encoding (plain,
 /// BYTE_STREAM_SPLIT) pins it on every buffer it applies to.
+/// Returns the choice with its estimated cost and the codecs' evidence behind it.
 pub(crate) fn choose_buffer(
     policy: EncodingPolicy,
     codec: Codec,
     buffer: &Analysis<'_>,
     row_bound: Option<u64>,
-) -> BufferEncoding {
-    choose_buffer_cost(policy, codec, buffer, row_bound).0
-}
-
-/// [`choose_buffer`], with the bytes the choice is estimated to store once compressed.
-pub(crate) fn choose_buffer_cost(
-    policy: EncodingPolicy,
-    codec: Codec,
-    buffer: &Analysis<'_>,
-    row_bound: Option<u64>,
-) -> (BufferEncoding, u64) {
+) -> BufferChoice {
     let len = buffer.bytes.len();
     let applies = |e: BufferEncoding| e.unit().applies_to(buffer.kind);
     match policy {
-        EncodingPolicy::Pinned(Encoding::Plain) => return (BufferEncoding::Plain, len as u64),
+        EncodingPolicy::Pinned(Encoding::Plain) => {
+            return BufferChoice::new(BufferEncoding::Plain, len as u64)
+        }
         EncodingPolicy::Pinned(Encoding::ByteStreamSplit) => {
             let split = codec != Codec::None && applies(BufferEncoding::ByteStreamSplit);
             return if split {
-                (BufferEncoding::ByteStreamSplit, len as u64)
+                BufferChoice::new(BufferEncoding::ByteStreamSplit, len as u64)
             } else {
-                (BufferEncoding::Plain, len as u64)
+                BufferChoice::new(BufferEncoding::Plain, len as u64)
             };
         }
         EncodingPolicy::Auto => {}
     }
     if len == 0 {
-        return (BufferEncoding::Plain, 0);
+        return BufferChoice::new(BufferEncoding::Plain, 0);
     }
-    let mut best = (len as u64, BufferEncoding::Plain);
+    let mut best = BufferChoice::new(BufferEncoding::Plain, len as u64);
     // The best of plain and BYTE_STREAM_SPLIT (the bytes as they are, for the codec).
     let mut general = best;
     for encoding in V4_PREFERENCE {
         if !applies(encoding) || matches!(encoding, BufferEncoding::Fsst | BufferEncoding::Hex) {
             continue;
         }
-        let cost = match encoding {
+        let candidate = match encoding {
             BufferEncoding::Plain | BufferEncoding::ByteStreamSplit => {
                 if codec == Codec::None {
                     continue;
                 }
                 match general_cost(encoding, codec, buffer) {
-                    Some(cost) => cost,
+                    Some((cost, sample)) => BufferChoice {
+                        encoding,
+                        cost,
+                        sample,
+                    },
                     None => continue,
                 }
             }
@@ -156,69 +175,84 @@ pub(crate) fn choose_buffer_cost(
                     if stored < len
                         && body_v4::expansion_allowed(len as u64, stored as u64, row_bound) =>
                 {
-                    stored as u64
+                    BufferChoice::new(encoding, stored as u64)
                 }
                 _ => continue,
             },
         };
-        if cost < best.0 {
-            best = (cost, encoding);
+        if candidate.cost < best.cost {
+            best = candidate;
         }
         if matches!(
             encoding,
             BufferEncoding::Plain | BufferEncoding::ByteStreamSplit
-        ) && cost < general.0
+        ) && candidate.cost < general.cost
         {
-            general = (cost, encoding);
+            general = candidate;
         }
     }
     // A lightweight encoding that saves less than a sixteenth of the buffer is not worth its
     // decode (62-bit frames of reference over random doubles save 2%, and decode 3 times slower
     // than a copy).
-    if best.0 * MIN_SAVING_DIVISOR > len as u64 * (MIN_SAVING_DIVISOR - 1) {
+    if best.cost * MIN_SAVING_DIVISOR > len as u64 * (MIN_SAVING_DIVISOR - 1) {
         best = general;
     }
     // Hex digits: half the bytes, or what the codec makes of that. FSST is not tried on them: its
     // best on hex digits is a code per digit pair, which HEX stores without a table.
     let mut hex = false;
     if applies(BufferEncoding::Hex) {
-        if let Some(cost) = hex_cost(codec, buffer, row_bound) {
+        if let Some((cost, sample)) = hex_cost(codec, buffer, row_bound) {
             hex = true;
-            if cost < best.0 {
-                best = (cost, BufferEncoding::Hex);
+            if cost < best.cost {
+                best = BufferChoice {
+                    encoding: BufferEncoding::Hex,
+                    cost,
+                    sample,
+                };
             }
         }
     }
     // FSST last, from an estimate first: the whole buffer is compressed only where the estimate
     // beats everything above.
     if applies(BufferEncoding::Fsst) && !hex {
-        if let Some(cost) = fsst_cost(codec, buffer, row_bound, best.0) {
-            best = (cost, BufferEncoding::Fsst);
+        if let Some((cost, sample)) = fsst_cost(codec, buffer, row_bound, best.cost) {
+            best = BufferChoice {
+                encoding: BufferEncoding::Fsst,
+                cost,
+                sample,
+            };
         }
     }
-    (best.1, best.0)
+    best
 }
 
 /// What HEX would cost for the value bytes `buffer`, if they are hex digits of one case: its
 /// exact size, or less where `codec` on its packed form of a [`text_sample`] says the codec on
 /// top saves more (the repeats between values: a trace id on every line of a request).
-fn hex_cost(codec: Codec, buffer: &Analysis<'_>, row_bound: Option<u64>) -> Option<u64> {
+fn hex_cost(
+    codec: Codec,
+    buffer: &Analysis<'_>,
+    row_bound: Option<u64>,
+) -> Option<(u64, Option<CodecSample>)> {
     let len = buffer.bytes.len() as u64;
     let exact = BufferEncoding::Hex.unit().stored_len(buffer)? as u64;
     if exact >= len || !body_v4::expansion_allowed(len, exact, row_bound) {
         return None;
     }
     if codec == Codec::None {
-        return Some(exact);
+        return Some((exact, None));
     }
     let (mut compressed, mut sampled) = (0u64, 0u64);
+    let mut samples = Samples::default();
     for range in text_sample(buffer.bytes) {
         let packed = lightweight::hex_packed(&buffer.bytes[range.start & !1..range.end & !1]);
-        compressed += compressed_cost(&packed, codec, packed.len())?;
+        let (cost, sample) = compressed_cost(&packed, codec, packed.len())?;
+        compressed += cost;
+        samples.add(sample);
         sampled += packed.len() as u64;
     }
     let with_codec = (compressed * exact).div_ceil(sampled.max(1));
-    Some(exact.min(with_codec))
+    Some((exact.min(with_codec), samples.total()))
 }
 
 /// What FSST would cost for the value bytes `buffer`, if less than `beat`: estimated from FSST's
@@ -229,18 +263,23 @@ fn fsst_cost(
     buffer: &Analysis<'_>,
     row_bound: Option<u64>,
     beat: u64,
-) -> Option<u64> {
+) -> Option<(u64, Option<CodecSample>)> {
     let len = buffer.bytes.len() as u64;
     let pieces = text_sample(buffer.bytes);
     let (header, compressed) = lightweight::fsst_sampled(buffer, &pieces)?;
     let sampled: u64 = pieces.iter().map(|r| r.len() as u64).sum();
     let scale = |bytes: u64| (bytes * len).div_ceil(sampled.max(1)) + header as u64;
     let alone = scale(compressed.iter().map(|c| c.len() as u64).sum());
+    let mut samples = Samples::default();
     let with_codec = match codec {
         Codec::None => None,
         _ => compressed
             .iter()
-            .map(|piece| compressed_cost(piece, codec, piece.len()))
+            .map(|piece| {
+                let (cost, sample) = compressed_cost(piece, codec, piece.len())?;
+                samples.add(sample);
+                Some(cost)
+            })
             .sum::<Option<u64>>()
             .map(scale),
     };
@@ -253,7 +292,7 @@ fn fsst_cost(
         return None;
     }
     let cost = with_codec.map_or(exact, |c| c.min(exact));
-    (cost < beat).then_some(cost)
+    (cost < beat).then_some((cost, samples.total()))
 }
 
 /// A lightweight encoding is chosen only where it stores at most `1 - 1/MIN_SAVING_DIVISOR` of
@@ -277,8 +316,12 @@ const V4_PREFERENCE: [BufferEncoding; 10] = [
 ];
 
 /// The estimated bytes `codec` stores for the buffer laid out plain or split: a sample of it
-/// compressed, scaled to its length.
-fn general_cost(encoding: BufferEncoding, codec: Codec, buffer: &Analysis<'_>) -> Option<u64> {
+/// compressed, scaled to its length; with the codecs' evidence under [`Codec::Adaptive`].
+fn general_cost(
+    encoding: BufferEncoding,
+    codec: Codec,
+    buffer: &Analysis<'_>,
+) -> Option<(u64, Option<CodecSample>)> {
     let width = buffer.width();
     if buffer.kind == BufferKind::Bytes {
         return sampled_cost(buffer.bytes, codec, text_sample(buffer.bytes));
@@ -300,38 +343,83 @@ fn general_cost(encoding: BufferEncoding, codec: Codec, buffer: &Analysis<'_>) -
 /// What `codec` makes of `sample`, scaled from the sample's length to `full_len`. Under
 /// [`Codec::Adaptive`], bytes zstd stores are priced at five fourths (what the codec itself asks
 /// of zstd before it takes it over lz4), so that an encoding that decodes fast is not traded for
-/// zstd's slower decode to save a few percent.
-fn compressed_cost(sample: &[u8], codec: Codec, full_len: usize) -> Option<u64> {
+/// zstd's slower decode to save a few percent. Under [`Codec::Adaptive`], also what each codec
+/// stored.
+fn compressed_cost(
+    sample: &[u8],
+    codec: Codec,
+    full_len: usize,
+) -> Option<(u64, Option<CodecSample>)> {
     if sample.is_empty() {
         return None;
     }
-    let mut cost = if codec == Codec::Adaptive {
-        let (used, len) = codec::adaptive_piece(sample).ok()?;
+    let (mut cost, evidence) = if codec == Codec::Adaptive {
+        let (used, len, evidence) = codec::adaptive_piece(sample).ok()?;
         let len = len as u64;
-        if used == StoredCodec::Zstd {
+        let cost = if used == StoredCodec::Zstd {
             len * 5 / 4
         } else {
             len
-        }
+        };
+        (cost, Some(evidence))
     } else {
         let mut compressed = Vec::new();
         codec::compress_into(sample, codec, &mut compressed).ok()?;
-        compressed.len() as u64
+        (compressed.len() as u64, None)
     };
     cost = cost.min(sample.len() as u64);
-    Some((cost * full_len as u64).div_ceil(sample.len() as u64))
+    Some((
+        (cost * full_len as u64).div_ceil(sample.len() as u64),
+        evidence,
+    ))
 }
 
 /// [`compressed_cost`] of the pieces `sample` names in `bytes`, each compressed on its own.
-fn sampled_cost(bytes: &[u8], codec: Codec, sample: Vec<std::ops::Range<usize>>) -> Option<u64> {
+fn sampled_cost(
+    bytes: &[u8],
+    codec: Codec,
+    sample: Vec<std::ops::Range<usize>>,
+) -> Option<(u64, Option<CodecSample>)> {
     let mut cost = 0u64;
     let mut sampled = 0usize;
+    let mut samples = Samples::default();
     for range in sample {
         let piece = &bytes[range];
-        cost += compressed_cost(piece, codec, piece.len())?;
+        let (piece_cost, evidence) = compressed_cost(piece, codec, piece.len())?;
+        cost += piece_cost;
+        samples.add(evidence);
         sampled += piece.len();
     }
-    (sampled > 0).then(|| (cost * bytes.len() as u64).div_ceil(sampled as u64))
+    (sampled > 0).then(|| {
+        (
+            (cost * bytes.len() as u64).div_ceil(sampled as u64),
+            samples.total(),
+        )
+    })
+}
+
+/// The codecs' evidence of several sample pieces, pooled: none unless every piece has some.
+#[derive(Default)]
+struct Samples {
+    pooled: Option<CodecSample>,
+    incomplete: bool,
+}
+
+impl Samples {
+    fn add(&mut self, sample: Option<CodecSample>) {
+        match sample {
+            None => self.incomplete = true,
+            Some(s) => self.pooled = Some(self.pooled.map_or(s, |p| p.plus(s))),
+        }
+    }
+
+    fn total(self) -> Option<CodecSample> {
+        if self.incomplete {
+            None
+        } else {
+            self.pooled
+        }
+    }
 }
 
 /// Bytes of each piece of a [`text_sample`].
@@ -428,7 +516,8 @@ mod tests {
                         spec.node_type,
                         DataType::Float64 | DataType::Float32
                     ));
-                    let chosen = choose_buffer(EncodingPolicy::Auto, Codec::None, &analysis, None);
+                    let chosen =
+                        choose_buffer(EncodingPolicy::Auto, Codec::None, &analysis, None).encoding;
                     let stored = |e: BufferEncoding| {
                         let unit = e.unit();
                         if !unit.applies_to(spec.kind) || unit.stored_len(&analysis).is_none() {

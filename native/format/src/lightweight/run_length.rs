@@ -244,7 +244,8 @@ mod tests {
         let bytes = ints(&values, 8);
         let analysis = Analysis::of(&bytes, BufferKind::Values(8));
         for codec in [Codec::None, Codec::Lz4] {
-            let chosen = choose_buffer(EncodingPolicy::Auto, codec, &analysis, Some(8192 * 8));
+            let chosen =
+                choose_buffer(EncodingPolicy::Auto, codec, &analysis, Some(8192 * 8)).encoding;
             assert_eq!(chosen, BufferEncoding::RunLength, "{codec:?}");
         }
     }
