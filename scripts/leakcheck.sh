@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Leak check of the Rust test suite: the cargo test binaries of the tablecache-format crate run,
-# as many at once as there are cores,
-# under valgrind memcheck; a definite or indirect leak (or any memcheck error) fails the script.
+# Leak check of the Rust test suite: the cargo test binaries of the tablecache-format crate run
+# under valgrind memcheck, as many at once as there are cores (LEAKCHECK_JOBS); a definite or
+# indirect leak (or any memcheck error) fails the script.
 # Three binaries are left out (NOT_UNDER_VALGRIND): schema_cache, schema_bounds and error_text
 # reach no C code (zstd, liblz4) and no path the others do not, and memcheck serializes their
 # threaded cache tests into about 140 s of a CI run; they still run natively in cargo test.
