@@ -313,6 +313,23 @@ pub(crate) fn check_raw_len(
     Ok(())
 }
 
+/// An uncompressed payload as it is stored, after the same length checks [`decompress`] makes:
+/// for a reader that only reads the payload (a V4 column body, which decodes into buffers of
+/// its own), so it need not be copied.
+pub(crate) fn uncompressed<'s>(
+    stored: &'s [u8],
+    raw_len: usize,
+    what: &dyn Fn() -> String,
+) -> Result<&'s [u8]> {
+    check_raw_len(StoredCodec::None, stored.len() as u64, raw_len as u64).map_err(|reason| {
+        Error::Decompression {
+            what: what(),
+            reason,
+        }
+    })?;
+    Ok(stored)
+}
+
 /// Decompresses one stored payload into a fresh 64-byte-aligned buffer of
 /// exactly `raw_len` bytes, so Arrow buffers can be sliced from it without a copy
 /// (mutable, so that an encoding can be undone in place first).

@@ -9,7 +9,7 @@ use arrow_schema::{Schema, SchemaRef};
 use crate::body::{BodyLayout, PartsReader};
 use crate::body_v4;
 use crate::budget;
-use crate::codec;
+use crate::codec::{self, StoredCodec};
 use crate::encodings::{Encoding, StoredColumn};
 use crate::error::{Error, Result};
 use crate::frame::{detect, DirectoryEntry, Format, Frame};
@@ -80,13 +80,19 @@ fn decode_column(
     if frame.format != Format::V4 {
         return decode_v3_column(frame, index, stored, entry);
     }
-    let what = format!("column {index}");
-    let body = codec::decompress(stored, entry.codec, entry.raw_len as usize, &|| {
-        what.clone()
-    })?;
+    let what = || format!("column {index}");
+    let raw_len = entry.raw_len as usize;
+    // The body is only read: decoding writes every buffer anew, so a stored body is not copied.
+    let decompressed;
+    let body = if entry.codec == StoredCodec::None {
+        codec::uncompressed(stored, raw_len, &what)?
+    } else {
+        decompressed = codec::decompress(stored, entry.codec, raw_len, &what)?;
+        decompressed.as_slice()
+    };
     let schema = frame.schema.schema.as_ref();
     let declared = Some(u64::from(entry.decoded_len));
-    decode_v4_body(&body, schema, index, frame.row_count, declared)
+    decode_v4_body(body, schema, index, frame.row_count, declared)
 }
 
 /// Decodes the V4 column body `body` (a whole decompressed payload) of field `index` of

@@ -71,10 +71,9 @@ trait Element: Copy {
     fn widen(self) -> f64;
     /// Whether `d`, what [`decode_one`] gives, is this element, bit for bit.
     fn is(self, d: f64) -> bool;
-    /// Decodes `reference + delta` for each of `deltas` into `dst`'s elements (one per delta),
-    /// with [`decode_one`]'s arithmetic over its two factors `10^f` and `10^-e`, which the caller
-    /// looks up once.
-    fn decode_into(dst: &mut [u8], deltas: &[u64], reference: i64, up: f64, down: f64);
+    /// The bits of the element [`decode_one`] decodes `n` to, with its two factors `10^f` and
+    /// `10^-e` looked up once by the caller (zero-extended to 64 bits).
+    fn decoded_bits(n: i64, up: f64, down: f64) -> i64;
 }
 
 impl Element for f64 {
@@ -90,11 +89,8 @@ impl Element for f64 {
     fn is(self, d: f64) -> bool {
         d.to_bits() == self.to_bits()
     }
-    fn decode_into(dst: &mut [u8], deltas: &[u64], reference: i64, up: f64, down: f64) {
-        for (element, &d) in dst.chunks_exact_mut(8).zip(deltas) {
-            let v = reference.wrapping_add(d as i64) as f64 * up * down;
-            element.copy_from_slice(&v.to_le_bytes());
-        }
+    fn decoded_bits(n: i64, up: f64, down: f64) -> i64 {
+        (n as f64 * up * down).to_bits() as i64
     }
 }
 
@@ -111,11 +107,8 @@ impl Element for f32 {
     fn is(self, d: f64) -> bool {
         (d as f32).to_bits() == self.to_bits()
     }
-    fn decode_into(dst: &mut [u8], deltas: &[u64], reference: i64, up: f64, down: f64) {
-        for (element, &d) in dst.chunks_exact_mut(4).zip(deltas) {
-            let v = reference.wrapping_add(d as i64) as f64 * up * down;
-            element.copy_from_slice(&(v as f32).to_le_bytes());
-        }
+    fn decoded_bits(n: i64, up: f64, down: f64) -> i64 {
+        i64::from(((n as f64 * up * down) as f32).to_bits())
     }
 }
 
@@ -323,12 +316,9 @@ fn decode_as<T: Element>(stored: &[u8], out: &mut [u8], what: &str) -> Result<()
         )));
     }
     let (positions, values) = rest.split_at(exceptions * 4);
-    bitpack::unpack(packed, n, bit_width, what, |first, deltas| {
-        let dst = out
-            .get_mut(first * width..(first + deltas.len()) * width)
-            .ok_or_else(|| Error::Internal(format!("{what}: elements outside")))?;
-        T::decode_into(dst, deltas, reference, POW10[f], NEG_POW10[e]);
-        Ok(())
+    let (up, down) = (POW10[f], NEG_POW10[e]);
+    bitpack::unpack_map_into(packed, bit_width, out, width, what, |delta| {
+        T::decoded_bits(reference.wrapping_add(delta as i64), up, down)
     })?;
     let mut next = 0usize;
     for (position, value) in positions.chunks_exact(4).zip(values.chunks_exact(width)) {

@@ -60,6 +60,19 @@ impl BufferUnit for Delta {
         super::reserved_zero(&params[17..], what)?;
         integers::write(out, 0, width, first)?;
         let mut previous = first;
+        if bitpack::fused_width(width) {
+            return bitpack::unpack_map_into(
+                packed,
+                params[16],
+                &mut out[width..],
+                width,
+                what,
+                |d| {
+                    previous = previous.wrapping_add(reference.wrapping_add(d as i64));
+                    previous
+                },
+            );
+        }
         bitpack::unpack(packed, n - 1, params[16], what, |first, differences| {
             let values = differences.iter().map(|&d| {
                 previous = previous.wrapping_add(reference.wrapping_add(d as i64));

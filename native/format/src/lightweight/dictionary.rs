@@ -122,6 +122,17 @@ impl BufferUnit for Dictionary {
         } else {
             integers::read_all(entries, width)
         };
+        if let Some(values) = as_integers.as_ref().filter(|_| bitpack::fused_width(width)) {
+            let mut largest = 0;
+            bitpack::unpack_map_into(packed, params[4], out, width, what, |code| {
+                largest = largest.max(code);
+                values.get(code as usize).copied().unwrap_or(0)
+            })?;
+            if largest < count as u64 {
+                return Ok(());
+            }
+            // An index past the entries: the chunked decode below names the first.
+        }
         bitpack::unpack(packed, n, params[4], what, |first, codes| {
             // One check per chunk: every index below the entry count.
             let largest = codes.iter().copied().max().unwrap_or(0);
@@ -152,5 +163,54 @@ impl BufferUnit for Dictionary {
                 }
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stored dictionary of 3 entries for `n` elements of `width` bytes, whose codes (2 bits
+    /// each) are `codes`.
+    fn stored(width: usize, codes: &[u64]) -> Vec<u8> {
+        let mut out = 3u32.to_le_bytes().to_vec();
+        out.push(2);
+        out.extend_from_slice(&[0; 3]);
+        let start = out.len();
+        out.resize(start + 3 * width, 0);
+        for (i, entry) in [-5i64, 9, 1 << 20].into_iter().enumerate() {
+            integers::write(&mut out[start..], i, width, entry).expect("in range");
+        }
+        bitpack::pack(codes.iter().copied(), 2, &mut out);
+        out
+    }
+
+    #[test]
+    fn an_index_past_the_entries_is_refused_at_every_width() {
+        // 100 elements, so the fused decode reads groups in place and from its padded tail.
+        for width in [1usize, 2, 4, 8, 16] {
+            for bad_at in [0usize, 37, 99] {
+                let mut codes: Vec<u64> = (0..100).map(|i| i % 3).collect();
+                let mut out = vec![0u8; 100 * width];
+                Dictionary
+                    .decode(&stored(width, &codes), width, &mut out, "t")
+                    .expect("valid codes");
+                let mut expected = vec![0u8; 100 * width];
+                for (i, &c) in codes.iter().enumerate() {
+                    let entry = [-5i64, 9, 1 << 20][c as usize];
+                    integers::write(&mut expected, i, width, entry).expect("in range");
+                }
+                assert_eq!(out, expected, "width {width}");
+                codes[bad_at] = 3;
+                let err = Dictionary
+                    .decode(&stored(width, &codes), width, &mut out, "t")
+                    .expect_err("index 3 of 3 entries");
+                assert!(
+                    err.to_string()
+                        .contains(&format!("element {bad_at} has index 3 into 3 entries")),
+                    "width {width}: {err}"
+                );
+            }
+        }
     }
 }

@@ -46,6 +46,11 @@ impl BufferUnit for FrameOfReference {
         let (params, packed) = super::split_params(stored, PARAMS, what)?;
         let reference = super::param_i64(params, 0);
         super::reserved_zero(&params[9..], what)?;
+        if bitpack::fused_width(width) {
+            return bitpack::unpack_map_into(packed, params[8], out, width, what, |d| {
+                reference.wrapping_add(d as i64)
+            });
+        }
         bitpack::unpack(packed, n, params[8], what, |first, differences| {
             let values = differences
                 .iter()

@@ -535,7 +535,12 @@ mod tests {
         bitpack::pack([3u64, 0, 0, 0], 2, &mut bad);
         let mut oo = vec![0u8; 20];
         let mut vo = vec![0u8; bytes.len()];
-        assert!(decode(&bad, &v, 4, &mut oo, &mut vo, "t").is_err());
+        let err = decode(&bad, &v, 4, &mut oo, &mut vo, "t").expect_err("index 3 of 2");
+        assert!(
+            err.to_string()
+                .contains("value 0 has index 3 into 2 entries"),
+            "{err}"
+        );
         assert!(
             decode(&o, &v, 2, &mut oo, &mut vo, "t").is_err(),
             "2-byte offsets"
