@@ -248,10 +248,11 @@ pub(crate) fn decode(
             values_out.len()
         )));
     }
-    // The entries with SLACK zero bytes after them, so that a value of up to SLACK bytes is one
-    // fixed-size copy (a memcpy call per short value costs more than the value): the copy may
-    // read into the next entry or the padding, and write past the value's end, which the next
-    // value overwrites; values near the output's end are copied exactly.
+    // The entries with SLACK zero bytes after them, so that a value of up to CHUNKED_UP_TO bytes
+    // is copied in fixed-size chunks of SLACK (a memcpy call per value costs more than a value
+    // of a few dozen bytes): the last chunk may read into the next entry or the padding, and
+    // write past the value's end, which the next value overwrites; values near the output's end,
+    // and longer ones, are copied exactly.
     let mut padded = Vec::with_capacity(values_stored.len() + SLACK);
     padded.extend_from_slice(values_stored);
     padded.resize(values_stored.len() + SLACK, 0);
@@ -296,8 +297,12 @@ pub(crate) fn decode(
     Ok(())
 }
 
-/// Bytes past each entry a value's fixed-size copy may read.
-const SLACK: usize = 16;
+/// The size of the chunks a value is copied in, and so the bytes past each entry its last
+/// chunk may read.
+const SLACK: usize = 32;
+
+/// The longest value copied in chunks of [`SLACK`]; a longer one is one exact copy.
+const CHUNKED_UP_TO: usize = 256;
 
 /// The value bytes being decoded: the entries (start and length in the entry bytes, which the
 /// caller checked lie inside them), the entry bytes with [`SLACK`] after them and without, and
@@ -339,8 +344,12 @@ fn fill<const W: usize>(
             let (s, len) = (s as usize, len as usize);
             let pos = values.pos;
             let next = pos + len;
-            if next + SLACK <= total && len <= SLACK {
-                values.out[pos..pos + SLACK].copy_from_slice(&values.padded[s..s + SLACK]);
+            let chunked_end = pos + len.next_multiple_of(SLACK);
+            if len <= CHUNKED_UP_TO && chunked_end <= total {
+                for at in (0..len).step_by(SLACK) {
+                    values.out[pos + at..pos + at + SLACK]
+                        .copy_from_slice(&values.padded[s + at..s + at + SLACK]);
+                }
             } else if next <= total {
                 values.out[pos..next].copy_from_slice(&values.exact[s..s + len]);
             } else {
@@ -545,5 +554,29 @@ mod tests {
             decode(&o, &v, 2, &mut oo, &mut vo, "t").is_err(),
             "2-byte offsets"
         );
+    }
+
+    proptest::proptest! {
+        /// Values copied in chunks, exactly, or both, whatever their lengths against the chunk
+        /// size and the longest chunked value, and wherever the output's end falls.
+        #[test]
+        fn values_of_any_length_round_trip(
+            lengths in proptest::collection::vec(
+                proptest::prop_oneof![0usize..70, 250usize..300], 1..6),
+            picks in proptest::collection::vec(proptest::prelude::any::<u8>(), 40..200),
+            wide in proptest::prelude::any::<bool>(),
+        ) {
+            let distinct: Vec<String> = lengths
+                .iter()
+                .enumerate()
+                .map(|(i, &len)| (0..len).map(|k| char::from(b'a' + ((i * 7 + k) % 26) as u8)).collect())
+                .collect();
+            let values: Vec<&str> = picks
+                .iter()
+                .map(|&p| distinct[usize::from(p) % distinct.len()].as_str())
+                .collect();
+            let width = if wide { 8 } else { 4 };
+            proptest::prop_assert!(round_trip(&values, width).is_some(), "the dictionary applies");
+        }
     }
 }
