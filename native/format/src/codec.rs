@@ -321,13 +321,23 @@ pub(crate) fn uncompressed<'s>(
     raw_len: usize,
     what: &dyn Fn() -> String,
 ) -> Result<&'s [u8]> {
-    check_raw_len(StoredCodec::None, stored.len() as u64, raw_len as u64).map_err(|reason| {
+    check_stored(stored, StoredCodec::None, raw_len, what)?;
+    Ok(stored)
+}
+
+/// [`check_raw_len`] for a payload about to be read, as the reader's error.
+fn check_stored(
+    stored: &[u8],
+    codec: StoredCodec,
+    raw_len: usize,
+    what: &dyn Fn() -> String,
+) -> Result<()> {
+    check_raw_len(codec, stored.len() as u64, raw_len as u64).map_err(|reason| {
         Error::Decompression {
             what: what(),
             reason,
         }
-    })?;
-    Ok(stored)
+    })
 }
 
 /// Decompresses one stored payload into a fresh 64-byte-aligned buffer of
@@ -339,12 +349,7 @@ pub(crate) fn decompress(
     raw_len: usize,
     what: &dyn Fn() -> String,
 ) -> Result<MutableBuffer> {
-    check_raw_len(codec, stored.len() as u64, raw_len as u64).map_err(|reason| {
-        Error::Decompression {
-            what: what(),
-            reason,
-        }
-    })?;
+    check_stored(stored, codec, raw_len, what)?;
     let fail = |reason: String| Error::Decompression {
         what: what(),
         reason,
