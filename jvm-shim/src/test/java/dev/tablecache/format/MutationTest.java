@@ -33,6 +33,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.ValueVectorUtility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 
 /**
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.TestFactory;
  * {@code -Dtablecache.mutation.seed} (default below); a failure names the frame, the mutation and
  * the projection, enough to rebuild the bytes by hand.
  */
+@Tag("jvm-independent") // the native decoder's answers: JUnit runs it on Java 17 only
 public class MutationTest extends NativeTestBase {
 
   static final long SEED = Long.getLong("tablecache.mutation.seed", 0x7AB1EC4C4EL);

@@ -31,6 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * without stats and both older formats; and the rule steps aside where it cannot answer.
  */
 @Tag("spark")
+@Tag("jvm-independent") // a query matrix: JUnit runs it on each line's Java 17 only
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CachedAggregateSparkTest {
 

@@ -40,6 +40,7 @@ import org.junit.jupiter.api.TestInstance;
  * session: {@link StorageLevelSparkTest}.
  */
 @Tag("spark")
+@Tag("jvm-independent") // a query matrix: JUnit runs it on each line's Java 17 only
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public class DifferentialSparkTest {
 

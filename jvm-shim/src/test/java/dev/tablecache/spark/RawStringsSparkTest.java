@@ -30,6 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The same holds for such strings inside an array, a struct and a map.
  */
 @Tag("spark")
+@Tag("jvm-independent") // a query matrix: JUnit runs it on each line's Java 17 only
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RawStringsSparkTest {
 

@@ -38,6 +38,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * path (or, with the switch off, from Spark's ArrowWriter).
  */
 @Tag("spark")
+@Tag("jvm-independent") // a query matrix: JUnit runs it on each line's Java 17 only
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class UnsafeRowInputSparkTest {
 
