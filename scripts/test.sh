@@ -22,7 +22,8 @@ for arg in "$@"; do
   esac
 done
 
-step() { printf '\n== %s ==\n' "$*"; }
+# Each step's heading carries the time since the run began, so a CI log shows where the time went.
+step() { printf '\n== %s == [%d:%02d]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 
 # `mvn test` of Spark line LINE's profile with this run's native libraries, timed as
 # "mvn test -Pspark-LINE<SUFFIX>: N s"; further arguments go to Maven. Uses native_dir,
@@ -187,3 +188,4 @@ if [ -x tests/run_e2e.sh ]; then
   [ -n "$jvms" ] || export E2E_JVM_SERIALIZERS="${E2E_JVM_SERIALIZERS:-java}"
   tests/run_e2e.sh
 fi
+step "done"
