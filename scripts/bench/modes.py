@@ -100,6 +100,16 @@ MODES = {
                                      **{"spark.tablecache.columnarRead": "false"}),
     "tc-v3-stats-lz4-plain": _ours("ours V3+stats lz4, plain", "v3", True, "lz4", group="ab",
                                    **{"spark.tablecache.encoding": "plain"}),
+    # The headline with string dictionaries materialised one value per row on read, as before
+    # they were read as keys (spark.tablecache.dictionaryStrings): for A/B runs only.
+    "tc-plainstrings": {
+        "label": "ours, strings materialised",
+        "group": "ab",
+        "conf": {
+            "spark.sql.cache.serializer": OURS,
+            "spark.tablecache.dictionaryStrings": "false",
+        },
+    },
     # Under Comet (--modes comet; Spark 4.1.x): Spark's default cache, Comet's own cache (Comet
     # then sets its ArrowCachedBatchSerializer itself) and ours with only the serializer set.
     "comet-spark-default": _comet("Comet + Spark default cache",

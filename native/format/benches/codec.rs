@@ -13,7 +13,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use tablecache_format::schema::{encode_schema, SchemaCache, DEFAULT_SCHEMA_CACHE_CAPACITY};
 use tablecache_format::unsafe_row::to_record_batch;
 use tablecache_format::{
-    buffer_encodings, decode, decode_fetched, write, Codec, Encoding, Format, WriteOptions,
+    buffer_encodings, decode, decode_fetched, write, Codec, Encoding, Format, ReadOptions,
+    WriteOptions,
 };
 
 const ROWS: usize = 10_000;
@@ -234,6 +235,33 @@ fn benches(c: &mut Criterion) {
             g.bench_function(BenchmarkId::new(shape, name), |b| {
                 b.iter(|| decode(black_box(&frame), None).expect("decode"))
             });
+            // The JVM's flat read of a string dictionary: keys over the entries, not one value
+            // per row (ReadOptions::dictionary_strings), through the same copy-out read.
+            if name == "v4_none" && chosen.contains("string_dictionary") {
+                let keyed = ReadOptions {
+                    dictionary_strings: true,
+                };
+                for (label, options) in [
+                    ("v4_none_fetched", ReadOptions::default()),
+                    ("v4_none_keyed", keyed),
+                ] {
+                    g.bench_function(BenchmarkId::new(shape, label), |b| {
+                        b.iter(|| {
+                            let source = black_box(&frame);
+                            decode_fetched(
+                                source.len(),
+                                |offset, dst| {
+                                    dst.copy_from_slice(&source[offset..offset + dst.len()]);
+                                    Ok(())
+                                },
+                                None,
+                                options,
+                            )
+                            .expect("decode")
+                        })
+                    });
+                }
+            }
         }
     }
     g.finish();
@@ -295,6 +323,7 @@ fn benches(c: &mut Criterion) {
                         Ok(())
                     },
                     Some(p),
+                    ReadOptions::default(),
                 )
                 .expect("decode")
             })

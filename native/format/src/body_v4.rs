@@ -299,18 +299,26 @@ struct Descriptor {
     encoding: BufferEncoding,
 }
 
-/// Decodes the V4 body `stored` (a whole decompressed payload) of a column of `data_type` in a
-/// frame of `rows` rows into its plain body (§3), checking every declared length against the
-/// bytes present and the decode budget before allocating. `declared` is the plain body's length
-/// as the frame's directory states it, which the descriptors must add up to (`None`, for a body
-/// read without its frame: any length within the frame's decode budget).
-pub(crate) fn decode(
-    stored: &[u8],
+/// A V4 column body whose header, descriptors and stored buffers were checked: the node
+/// lengths, each buffer's descriptor and its stored range, the plain body's header length and
+/// its whole decoded length.
+struct Checked<'s> {
+    nodes: &'s [u8],
+    descriptors: Vec<Descriptor>,
+    ranges: Vec<std::ops::Range<usize>>,
+    header_len: usize,
+    decoded_total: u64,
+}
+
+/// Checks the V4 body `stored` of a column of `data_type` in a frame of `rows` rows (as
+/// [`decode`] says) without decoding a buffer.
+fn checked<'s>(
+    stored: &'s [u8],
     data_type: &DataType,
     rows: u32,
     declared: Option<u64>,
     what: &str,
-) -> Result<MutableBuffer> {
+) -> Result<Checked<'s>> {
     let mut cur = Cursor::new(stored);
     let node_count = cur.u32("column body node count")? as usize;
     let buffer_count = cur.u32("column body buffer count")? as usize;
@@ -458,6 +466,35 @@ pub(crate) fn decode(
             }
         });
     }
+    Ok(Checked {
+        nodes,
+        descriptors,
+        ranges,
+        header_len,
+        decoded_total,
+    })
+}
+
+/// Decodes the V4 body `stored` (a whole decompressed payload) of a column of `data_type` in a
+/// frame of `rows` rows into its plain body (§3), checking every declared length against the
+/// bytes present and the decode budget before allocating. `declared` is the plain body's length
+/// as the frame's directory states it, which the descriptors must add up to (`None`, for a body
+/// read without its frame: any length within the frame's decode budget).
+pub(crate) fn decode(
+    stored: &[u8],
+    data_type: &DataType,
+    rows: u32,
+    declared: Option<u64>,
+    what: &str,
+) -> Result<MutableBuffer> {
+    let Checked {
+        nodes,
+        descriptors,
+        ranges,
+        header_len,
+        decoded_total,
+    } = checked(stored, data_type, rows, declared, what)?;
+    let specs = layout::buffer_specs(data_type)?;
     let total = usize::try_from(decoded_total)
         .map_err(|_| Error::OverBudget(format!("{what}: {decoded_total} bytes")))?;
     let mut plain = MutableBuffer::from_len_zeroed(total);
@@ -504,6 +541,89 @@ pub(crate) fn decode(
     Ok(plain)
 }
 
+/// A flat string or binary column's V4 body whose values are a string dictionary, decoded as
+/// that dictionary rather than value by value: its validity bitmap as the plain body holds it
+/// (empty without nulls), its null count, its entries' bytes (borrowed from the body) and
+/// the keyed decode.
+pub(crate) struct KeyedBody<'s> {
+    pub(crate) validity: Vec<u8>,
+    pub(crate) null_count: u32,
+    pub(crate) entries: &'s [u8],
+    pub(crate) keyed: string_dictionary::Keyed,
+}
+
+/// Decodes the V4 body `stored` of a `Utf8` or `Binary` column as its dictionary when its value
+/// buffers are a string dictionary (`None` for every other body, which [`decode`] decodes),
+/// after every check [`decode`] makes of the body and its declared lengths: the offsets as many
+/// as the rows and one, and the values as long as the keys' entries together.
+pub(crate) fn decode_keyed<'s>(
+    stored: &'s [u8],
+    data_type: &DataType,
+    rows: u32,
+    declared: Option<u64>,
+    what: &str,
+) -> Result<Option<KeyedBody<'s>>> {
+    if !matches!(data_type, DataType::Utf8 | DataType::Binary) {
+        return Ok(None);
+    }
+    let Checked {
+        nodes,
+        descriptors,
+        ranges,
+        ..
+    } = checked(stored, data_type, rows, declared, what)?;
+    let [validity, offsets, values] = descriptors.as_slice() else {
+        return Err(Error::Internal(format!(
+            "{what}: {} buffers of a {data_type} body",
+            descriptors.len()
+        )));
+    };
+    if !matches!(offsets.encoding.pair(), Some((PairSide::Offsets, _))) {
+        return Ok(None);
+    }
+    let corrupt = |m: String| Error::CorruptEncoding(format!("{what}: {m}"));
+    let n = rows as usize;
+    if offsets.decoded_len != (n + 1) * 4 {
+        return Err(corrupt(format!(
+            "{} offset bytes for {n} values",
+            offsets.decoded_len
+        )));
+    }
+    let mut validity_bits = vec![0u8; validity.decoded_len];
+    validity.encoding.unit().decode(
+        &stored[ranges[0].clone()],
+        1,
+        &mut validity_bits,
+        &format!("{what}: buffer 0 ({})", validity.encoding.name()),
+    )?;
+    let null_count = Cursor::new(&nodes[4..]).u32("node null count")?;
+    let entries = &stored[ranges[2].clone()];
+    let keyed = string_dictionary::decode_keyed(
+        &stored[ranges[1].clone()],
+        entries,
+        n,
+        &format!("{what}: buffer 1 ({})", offsets.encoding.name()),
+    )?;
+    let offsets_of = &keyed.entry_offsets;
+    let values_len: u64 = keyed
+        .keys
+        .iter()
+        .map(|&k| (offsets_of[k as usize + 1] - offsets_of[k as usize]) as u64)
+        .sum();
+    if values_len != values.decoded_len as u64 {
+        return Err(corrupt(format!(
+            "the values decode to {values_len} bytes, the descriptor says {}",
+            values.decoded_len
+        )));
+    }
+    Ok(Some(KeyedBody {
+        validity: validity_bits,
+        null_count,
+        entries,
+        keyed,
+    }))
+}
+
 /// The encoding each buffer of the V4 body `stored` (a whole decompressed payload) states, in
 /// traversal order; the descriptors are read, nothing is decoded.
 pub(crate) fn buffer_encodings(stored: &[u8], what: &str) -> Result<Vec<BufferEncoding>> {
@@ -528,7 +648,10 @@ pub(crate) fn buffer_encodings(stored: &[u8], what: &str) -> Result<Vec<BufferEn
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::{Array, StringArray};
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
+    use arrow_array::{Array, ArrayRef, StringArray};
+    use std::sync::Arc;
 
     /// The exact bytes the best per-buffer encoding stores for `buffer` without a codec.
     fn best_apart(buffer: &Analysis<'_>, bound: Option<u64>) -> u64 {
@@ -762,5 +885,118 @@ mod tests {
         )
         .unwrap();
         assert_eq!(written.zstd_evidence, None);
+    }
+
+    /// The V4 body `write` makes of `array` (policy auto, no codec).
+    fn body_of(array: &dyn Array) -> Vec<u8> {
+        let data = array.to_data();
+        let parts = BodyParts::collect(&data).unwrap();
+        let mut body = Vec::new();
+        write(
+            &parts,
+            array.data_type(),
+            array.len() as u32,
+            EncodingPolicy::Auto,
+            Codec::None,
+            &mut body,
+        )
+        .unwrap();
+        body
+    }
+
+    #[test]
+    fn a_string_dictionary_body_decodes_keyed_to_the_same_values() {
+        use arrow_array::BinaryArray;
+        use arrow_schema::{Field, Schema};
+
+        let agents = [
+            "Mozilla/5.0 (X11; Linux x86_64)",
+            "curl/8.4.0",
+            "",
+            "Wget/1.21 é",
+        ];
+        let columns: Vec<(&str, ArrayRef, bool)> = vec![
+            (
+                "four values",
+                Arc::new(StringArray::from_iter_values(
+                    (0..3000).map(|i| agents[i * 7 % 4]),
+                )),
+                true,
+            ),
+            (
+                "levels with nulls",
+                Arc::new(StringArray::from_iter((0..3000).map(|i| {
+                    (i % 11 != 0).then(|| ["INFO", "WARN", "ERROR"][i * 13 % 3])
+                }))),
+                true,
+            ),
+            (
+                "binary",
+                Arc::new(BinaryArray::from_iter_values(
+                    (0..3000).map(|i| [&[0xffu8, 0][..], b"x"][i % 2]),
+                )),
+                true,
+            ),
+            (
+                "ids",
+                Arc::new(StringArray::from_iter_values(
+                    (0..3000).map(|i| format!("id-{i:08}")),
+                )),
+                false,
+            ),
+        ];
+        for (name, array, dictionary) in columns {
+            let schema = Schema::new(vec![Field::new("c", array.data_type().clone(), true)]);
+            let body = body_of(array.as_ref());
+            let rows = array.len() as u32;
+            let plain = crate::read::decode_column_body_v4(&body, &schema, rows).unwrap();
+            assert_eq!(plain.as_ref(), array.as_ref(), "{name}: plain");
+            let keyed = crate::read::decode_column_body_v4_keyed(&body, &schema, rows).unwrap();
+            let Some(keyed) = keyed else {
+                assert!(!dictionary, "{name}: not decoded keyed");
+                continue;
+            };
+            assert!(dictionary, "{name}: decoded keyed");
+            let keyed = keyed.as_dictionary::<Int32Type>();
+            assert_eq!(keyed.null_count(), array.null_count(), "{name}");
+            let values = arrow_select::take::take(keyed.values(), keyed.keys(), None).unwrap();
+            assert_eq!(values.as_ref(), array.as_ref(), "{name}: materialised");
+        }
+    }
+
+    #[test]
+    fn a_damaged_keyed_body_is_refused_where_the_plain_decode_refuses_it() {
+        use arrow_schema::{Field, Schema};
+
+        let array =
+            StringArray::from_iter((0..600).map(|i| (i % 7 != 0).then(|| ["a", "bb"][i % 2])));
+        let schema = Schema::new(vec![Field::new("c", DataType::Utf8, true)]);
+        let body = body_of(&array);
+        let keyed = crate::read::decode_column_body_v4_keyed(&body, &schema, 600).unwrap();
+        assert!(keyed.is_some(), "a dictionary body");
+        let mut both_accept = 0;
+        // Every single-byte change: the keyed decode may refuse more (an entry no key uses that
+        // is not UTF-8), never less, and whatever both accept is the same column.
+        for at in 0..body.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut damaged = body.clone();
+                damaged[at] ^= flip;
+                let plain = crate::read::decode_column_body_v4(&damaged, &schema, 600);
+                let keyed = crate::read::decode_column_body_v4_keyed(&damaged, &schema, 600);
+                match (plain, keyed) {
+                    (Ok(plain), Ok(Some(keyed))) => {
+                        let keyed = keyed.as_dictionary::<Int32Type>();
+                        let values =
+                            arrow_select::take::take(keyed.values(), keyed.keys(), None).unwrap();
+                        assert_eq!(values.as_ref(), plain.as_ref(), "byte {at} ^ {flip:#x}");
+                        both_accept += 1;
+                    }
+                    (Err(_), Ok(Some(_))) => panic!("byte {at} ^ {flip:#x}: only keyed accepts"),
+                    _ => {}
+                }
+            }
+        }
+        // Without checksums (the frame's), some changes decode: the bytes of the entries.
+        assert!(both_accept > 0, "no damage both decodes accept");
     }
 }

@@ -51,6 +51,9 @@ pub use lightweight::{
     decode_buffer, decode_string_dictionary, encode_buffer, encode_string_dictionary,
     BufferEncoding,
 };
-pub use read::{buffer_encodings, decode, decode_column_body_v4, decode_fetched};
+pub use read::{
+    buffer_encodings, decode, decode_column_body_v4, decode_column_body_v4_keyed, decode_fetched,
+    ReadOptions,
+};
 pub use select::EncodingPolicy;
 pub use write::{write, write_interned, WriteOptions};

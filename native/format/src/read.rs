@@ -16,6 +16,17 @@ use crate::frame::{detect, DirectoryEntry, Format, Frame};
 use crate::layout;
 use crate::lightweight::BufferEncoding;
 
+/// How [`decode_fetched`] hands decoded columns back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// A top-level `Utf8` or `Binary` column of a V4 frame whose values are stored as a string
+    /// dictionary comes back as a `DictionaryArray<Int32, _>` over its entries, with the field's
+    /// type changed to match, instead of one string per value: for readers that can follow a
+    /// key (the JVM's flat column vectors). Every other column, and every column of the other
+    /// formats, comes back as [`decode`] gives it. Off: exactly [`decode`]'s batch.
+    pub dictionary_strings: bool,
+}
+
 /// Decodes `bytes` (any format). `projection` selects columns by index, in
 /// the given order; `None` means all, an empty slice yields only the row count.
 pub fn decode(bytes: &[u8], projection: Option<&[usize]>) -> Result<RecordBatch> {
@@ -43,7 +54,7 @@ pub fn decode(bytes: &[u8], projection: Option<&[usize]>) -> Result<RecordBatch>
             let frame = Frame::parse(bytes)?;
             decode_v3(&frame, projection, |index| {
                 let (stored, entry) = frame.payload(index)?;
-                decode_column(&frame, index, stored, entry)
+                decode_column(&frame, index, stored, entry, ReadOptions::default())
             })
         }
     }
@@ -76,6 +87,7 @@ fn decode_column(
     index: usize,
     stored: &[u8],
     entry: &DirectoryEntry,
+    options: ReadOptions,
 ) -> Result<ArrayRef> {
     if frame.format != Format::V4 {
         return decode_v3_column(frame, index, stored, entry);
@@ -92,6 +104,11 @@ fn decode_column(
     };
     let schema = frame.schema.schema.as_ref();
     let declared = Some(u64::from(entry.decoded_len));
+    if options.dictionary_strings {
+        if let Some(keyed) = decode_v4_keyed(body, schema, index, frame.row_count, declared)? {
+            return Ok(keyed);
+        }
+    }
     decode_v4_body(body, schema, index, frame.row_count, declared)
 }
 
@@ -133,16 +150,105 @@ pub fn decode_column_body_v4(body: &[u8], schema: &Schema, rows: u32) -> Result<
     decode_v4_body(body, schema, 0, rows, None)
 }
 
+/// [`decode_column_body_v4`] for a `Utf8` or `Binary` column whose body keeps its values as a
+/// string dictionary: the column as a `DictionaryArray<Int32, _>`, whose entries are validated
+/// once and whose values are never materialised (`None` for every other body). It refuses every
+/// body [`decode_column_body_v4`] refuses, and may refuse more (an entry no value uses that is
+/// not UTF-8); a body both accept is the same column.
+pub fn decode_column_body_v4_keyed(
+    body: &[u8],
+    schema: &Schema,
+    rows: u32,
+) -> Result<Option<ArrayRef>> {
+    if schema.fields().len() != 1 {
+        return Err(Error::InvalidArgument(format!(
+            "a column body is one column, the schema has {}",
+            schema.fields().len()
+        )));
+    }
+    decode_v4_keyed(body, schema, 0, rows, None)
+}
+
+/// [`decode_v4_body`] as a dictionary when the body of field `index` is a string dictionary
+/// ([`decode_column_body_v4_keyed`]), else `None`.
+fn decode_v4_keyed(
+    body: &[u8],
+    schema: &Schema,
+    index: usize,
+    rows: u32,
+    declared: Option<u64>,
+) -> Result<Option<ArrayRef>> {
+    use arrow_array::types::Int32Type;
+    use arrow_array::{BinaryArray, DictionaryArray, Int32Array, StringArray};
+    use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+    use arrow_schema::DataType;
+
+    let what = format!("column {index}");
+    let field = schema.field(index);
+    let data_type = field.data_type();
+    let Some(keyed) = body_v4::decode_keyed(body, data_type, rows, declared, &what)? else {
+        return Ok(None);
+    };
+    let invalid = |source| Error::InvalidData {
+        what: what.clone(),
+        source,
+    };
+    let n = rows as usize;
+    let nulls = if keyed.null_count == 0 {
+        None
+    } else if keyed.validity.len() * 8 < n {
+        return Err(Error::CorruptEncoding(format!(
+            "{what}: {} validity bytes for {n} values",
+            keyed.validity.len()
+        )));
+    } else {
+        let nulls = NullBuffer::new(BooleanBuffer::new(Buffer::from(keyed.validity), 0, n));
+        if nulls.null_count() != keyed.null_count as usize {
+            return Err(Error::CorruptEncoding(format!(
+                "{what}: node declares {} nulls, validity has {}",
+                keyed.null_count,
+                nulls.null_count()
+            )));
+        }
+        Some(nulls)
+    };
+    // The check read_column makes of a plain column.
+    if !field.is_nullable() && keyed.null_count > 0 {
+        return Err(Error::SchemaMismatch(format!(
+            "non-nullable column {index} holds {} nulls",
+            keyed.null_count
+        )));
+    }
+    // Cumulative entry lengths: never decreasing, as OffsetBuffer::new requires.
+    let offsets = OffsetBuffer::new(ScalarBuffer::from(keyed.keyed.entry_offsets));
+    let entries = Buffer::from(keyed.entries);
+    let values: ArrayRef = match data_type {
+        DataType::Utf8 => Arc::new(StringArray::try_new(offsets, entries, None).map_err(invalid)?),
+        _ => Arc::new(BinaryArray::try_new(offsets, entries, None).map_err(invalid)?),
+    };
+    let keys = Int32Array::try_new(ScalarBuffer::from(keyed.keyed.keys), nulls).map_err(invalid)?;
+    if keys.len() != n {
+        return Err(Error::SchemaMismatch(format!(
+            "column {index} has {} rows, the frame {n}",
+            keys.len()
+        )));
+    }
+    let dictionary = DictionaryArray::<Int32Type>::try_new(keys, values).map_err(invalid)?;
+    Ok(Some(Arc::new(dictionary)))
+}
+
 /// [`decode`] for bytes the caller cannot lend for the whole decode (the JNI layer copies them
 /// out of a Java `byte[]`, which may be pinned only briefly). `read(offset, dst)` copies
 /// `dst.len()` bytes of the cached batch, which is `len` bytes long, starting at `offset`. Of a
 /// V3 frame only the metadata and the projected payloads are copied, each once; V2 and legacy
-/// batches, which decode whole, are copied whole. The result and every error are exactly those
-/// of [`decode`] over the whole bytes.
+/// batches, which decode whole, are copied whole. With default `options`, the result and every
+/// error are exactly those of [`decode`] over the whole bytes; [`ReadOptions`] says what each
+/// option changes.
 pub fn decode_fetched<F>(
     len: usize,
     mut read: F,
     projection: Option<&[usize]>,
+    options: ReadOptions,
 ) -> Result<RecordBatch>
 where
     F: FnMut(usize, &mut [u8]) -> Result<()>,
@@ -169,7 +275,7 @@ where
         stored.resize(range.len(), 0);
         read(range.start, &mut stored)?;
         let verified = frame.verified(index, &stored)?;
-        decode_column(&frame, index, verified, entry)
+        decode_column(&frame, index, verified, entry, options)
     })
 }
 
@@ -209,13 +315,30 @@ fn decode_v3(
         .iter()
         .map(|&i| column(i))
         .collect::<Result<Vec<_>>>()?;
-    let schema = Arc::new(
-        frame
-            .schema
-            .schema
-            .project(indices)
-            .map_err(|e| Error::Internal(e.to_string()))?,
-    );
+    let projected = frame
+        .schema
+        .schema
+        .project(indices)
+        .map_err(|e| Error::Internal(e.to_string()))?;
+    // A column served as a dictionary (ReadOptions) says so in its field; every other field is
+    // the frame's, which assemble holds each column to.
+    let fields: Vec<_> = projected
+        .fields()
+        .iter()
+        .zip(&columns)
+        .map(|(field, column)| match column.data_type() {
+            keyed @ arrow_schema::DataType::Dictionary(_, values)
+                if values.as_ref() == field.data_type() =>
+            {
+                Arc::new(field.as_ref().clone().with_data_type(keyed.clone()))
+            }
+            _ => field.clone(),
+        })
+        .collect();
+    let schema = Arc::new(Schema::new_with_metadata(
+        fields,
+        projected.metadata().clone(),
+    ));
     assemble(schema, columns, frame.row_count as usize)
 }
 

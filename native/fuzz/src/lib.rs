@@ -448,13 +448,28 @@ fn split_v4_body(data: &[u8]) -> Option<(DataType, u32, &[u8])> {
 
 /// Target `v4_body`: one V4 column body through every check and decoder a frame's reader runs
 /// on it. A body it accepts holds the stated rows, and writing that column as V4 again reads
-/// back equal.
+/// back equal. A string or binary body decoded as its dictionary is refused wherever the plain
+/// decode refuses it, and where both accept it they give the same values.
 pub fn v4_body(data: &[u8]) -> Outcome {
     let Some((data_type, rows, body)) = split_v4_body(data) else {
         return Ok(());
     };
     let schema = arrow_schema::Schema::new(vec![arrow_schema::Field::new("c", data_type, true)]);
-    match tablecache_format::decode_column_body_v4(body, &schema, rows) {
+    let plain = tablecache_format::decode_column_body_v4(body, &schema, rows);
+    match (
+        &plain,
+        tablecache_format::decode_column_body_v4_keyed(body, &schema, rows),
+    ) {
+        (Ok(column), Ok(Some(keyed))) => same_values(column.as_ref(), keyed.as_ref()),
+        (Err(_), Ok(Some(_))) => panic!("the keyed decode accepts a body the plain decode refuses"),
+        // Refusing more is the entries' validation alone (one no value uses, not UTF-8).
+        (Ok(_), Err(e)) => assert!(matches!(e, Error::InvalidData { .. }), "{e}"),
+        (Err(_), Err(e)) => {
+            checked(&e);
+        }
+        (_, Ok(None)) => {}
+    }
+    match plain {
         Ok(column) => {
             assert_eq!(column.len(), rows as usize);
             let batch = RecordBatch::try_new(Arc::new(schema), vec![column]).expect("batch");
@@ -473,6 +488,31 @@ pub fn v4_body(data: &[u8]) -> Outcome {
                 "{e}"
             );
             Err(kind)
+        }
+    }
+}
+
+/// Asserts that `keyed`, a dictionary of string or binary entries, stands for `plain`'s values.
+fn same_values(plain: &dyn arrow_array::Array, keyed: &dyn arrow_array::Array) {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
+    let dictionary = keyed.as_dictionary::<Int32Type>();
+    let entries = dictionary.values();
+    let bytes = |array: &dyn arrow_array::Array, i: usize| -> Vec<u8> {
+        match array.data_type() {
+            DataType::Utf8 => array.as_string::<i32>().value(i).as_bytes().to_vec(),
+            _ => array.as_binary::<i32>().value(i).to_vec(),
+        }
+    };
+    assert_eq!(plain.len(), dictionary.len());
+    for (i, key) in dictionary.keys().iter().enumerate() {
+        assert_eq!(plain.is_null(i), key.is_none(), "row {i}: null");
+        if let Some(key) = key {
+            assert_eq!(
+                bytes(plain, i),
+                bytes(entries.as_ref(), key as usize),
+                "row {i}"
+            );
         }
     }
 }

@@ -173,24 +173,23 @@ pub(crate) fn values_bound(values: u64, entries_len: u64) -> u64 {
     values.saturating_mul(entries_len)
 }
 
-/// Decodes the pair: `offsets_stored` into `offsets_out` (offsets of `width` bytes, 4 or 8) and
-/// `values_stored` into `values_out`. Every count, width, index and length is checked before
-/// it is used, and both outputs must come out exactly full.
-pub(crate) fn decode(
-    offsets_stored: &[u8],
+/// A stored pair's dictionary, checked: each entry's start and end in the entry bytes, and the
+/// packed indices with their width.
+struct Stored<'s> {
+    entries: Vec<(usize, usize)>,
+    packed_indices: &'s [u8],
+    index_width: u8,
+}
+
+/// Reads and checks the parameters and entry lengths of a pair holding `n` values. Every count,
+/// width and length is checked before it is used.
+fn stored<'s>(
+    offsets_stored: &'s [u8],
     values_stored: &[u8],
-    width: usize,
-    offsets_out: &mut [u8],
-    values_out: &mut [u8],
+    n: usize,
     what: &str,
-) -> Result<()> {
+) -> Result<Stored<'s>> {
     let corrupt = |m: String| Error::CorruptEncoding(format!("{what}: {m}"));
-    if !matches!(width, 4 | 8) {
-        return Err(corrupt(format!("string offsets of {width} bytes")));
-    }
-    let n = super::element_count(offsets_out.len(), width, what)?
-        .checked_sub(1)
-        .ok_or_else(|| corrupt("no offsets".into()))?;
     let (params, rest) = super::split_params(offsets_stored, PARAMS, what)?;
     let count = u32::from_le_bytes([params[0], params[1], params[2], params[3]]) as usize;
     let (index_width, length_width) = (params[4], params[5]);
@@ -216,7 +215,6 @@ pub(crate) fn decode(
     let lengths_len = bitpack::packed_len(count, length_width)
         .ok_or_else(|| corrupt("entry lengths overflow".into()))?;
     let (packed_lengths, packed_indices) = super::split_params(rest, lengths_len, what)?;
-    // Each entry's start and end in the stored entry bytes.
     let mut entries = Vec::with_capacity(count);
     let mut end = 0usize;
     bitpack::unpack(packed_lengths, count, length_width, what, |_, lengths| {
@@ -237,6 +235,104 @@ pub(crate) fn decode(
             values_stored.len()
         )));
     }
+    Ok(Stored {
+        entries,
+        packed_indices,
+        index_width,
+    })
+}
+
+/// A pair decoded as a dictionary rather than as values: for a reader that serves the column as
+/// dictionary ids (Spark's column vectors can), so that no value is materialised per row.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Keyed {
+    /// The entries' offsets into the entry bytes: `count + 1` of them, from 0 to their length.
+    pub(crate) entry_offsets: Vec<i32>,
+    /// Each value's entry, every one below the entry count.
+    pub(crate) keys: Vec<i32>,
+}
+
+/// Decodes the pair holding `n` values into its entries' offsets (into `values_stored`, which
+/// stays the entry bytes) and one key per value, checked as [`decode`] checks them.
+pub(crate) fn decode_keyed(
+    offsets_stored: &[u8],
+    values_stored: &[u8],
+    n: usize,
+    what: &str,
+) -> Result<Keyed> {
+    let corrupt = |m: String| Error::CorruptEncoding(format!("{what}: {m}"));
+    if n == 0 {
+        return Err(corrupt("no values".into()));
+    }
+    if values_stored.len() > i32::MAX as usize {
+        return Err(corrupt(format!(
+            "{} entry bytes do not fit 4-byte offsets",
+            values_stored.len()
+        )));
+    }
+    let stored = stored(offsets_stored, values_stored, n, what)?;
+    let mut entry_offsets = Vec::with_capacity(stored.entries.len() + 1);
+    entry_offsets.push(0);
+    // Below i32::MAX: the entries end inside the entry bytes, checked above.
+    entry_offsets.extend(stored.entries.iter().map(|&(_, e)| e as i32));
+    let mut key_bytes = vec![0u8; n * 4];
+    let mut largest = 0u64;
+    bitpack::unpack_map_into(
+        stored.packed_indices,
+        stored.index_width,
+        &mut key_bytes,
+        4,
+        what,
+        |index| {
+            largest = largest.max(index);
+            index as i64
+        },
+    )?;
+    let count = stored.entries.len();
+    if largest >= count as u64 {
+        let (at, index) = key_bytes
+            .chunks_exact(4)
+            .map(|k| u32::from_le_bytes([k[0], k[1], k[2], k[3]]))
+            .enumerate()
+            .find(|&(_, k)| k as usize >= count)
+            .unwrap_or((0, largest as u32));
+        return Err(corrupt(format!(
+            "value {at} has index {index} into {count} entries"
+        )));
+    }
+    let keys = key_bytes
+        .chunks_exact(4)
+        .map(|k| i32::from_le_bytes([k[0], k[1], k[2], k[3]]))
+        .collect();
+    Ok(Keyed {
+        entry_offsets,
+        keys,
+    })
+}
+
+/// Decodes the pair: `offsets_stored` into `offsets_out` (offsets of `width` bytes, 4 or 8) and
+/// `values_stored` into `values_out`. Every count, width, index and length is checked before
+/// it is used, and both outputs must come out exactly full.
+pub(crate) fn decode(
+    offsets_stored: &[u8],
+    values_stored: &[u8],
+    width: usize,
+    offsets_out: &mut [u8],
+    values_out: &mut [u8],
+    what: &str,
+) -> Result<()> {
+    let corrupt = |m: String| Error::CorruptEncoding(format!("{what}: {m}"));
+    if !matches!(width, 4 | 8) {
+        return Err(corrupt(format!("string offsets of {width} bytes")));
+    }
+    let n = super::element_count(offsets_out.len(), width, what)?
+        .checked_sub(1)
+        .ok_or_else(|| corrupt("no offsets".into()))?;
+    let Stored {
+        entries,
+        packed_indices,
+        index_width,
+    } = stored(offsets_stored, values_stored, n, what)?;
     let limit = if width == 4 {
         i32::MAX as usize
     } else {
@@ -396,7 +492,26 @@ mod tests {
         decode(&o, &v, width, &mut offsets_out, &mut values_out, "t").unwrap();
         assert_eq!(offsets_out, offsets_bytes(&offsets, width));
         assert_eq!(values_out, bytes);
+        assert_eq!(
+            materialise(&decode_keyed(&o, &v, values.len(), "t").unwrap(), &v),
+            bytes
+        );
         Some((o.len(), v.len()))
+    }
+
+    /// The values a keyed decode stands for, one after another.
+    fn materialise(keyed: &Keyed, entries: &[u8]) -> Vec<u8> {
+        let offsets = &keyed.entry_offsets;
+        assert_eq!(offsets[0], 0);
+        assert_eq!(offsets[offsets.len() - 1] as usize, entries.len());
+        keyed
+            .keys
+            .iter()
+            .flat_map(|&k| {
+                let k = k as usize;
+                entries[offsets[k] as usize..offsets[k + 1] as usize].to_vec()
+            })
+            .collect()
     }
 
     #[test]
@@ -553,6 +668,44 @@ mod tests {
         assert!(
             decode(&o, &v, 2, &mut oo, &mut vo, "t").is_err(),
             "2-byte offsets"
+        );
+        // The keyed decode refuses what the values decode refuses of the stored pair.
+        let err = decode_keyed(&bad, &v, 4, "t").expect_err("index 3 of 2");
+        assert!(
+            err.to_string()
+                .contains("value 0 has index 3 into 2 entries"),
+            "{err}"
+        );
+        for (o, v, n, why) in [
+            (o.clone(), v.clone(), 0, "no values"),
+            (
+                o.clone(),
+                v.clone(),
+                100,
+                "more values than the indices hold",
+            ),
+            (o.clone(), v[..2].to_vec(), 4, "entries cut short"),
+            (
+                [&o[..4], &[17, 2][..], &o[6..]].concat(),
+                v.clone(),
+                4,
+                "index width 17",
+            ),
+            (
+                [&[9u8, 0, 0, 0][..], &o[4..]].concat(),
+                v.clone(),
+                4,
+                "more entries than values",
+            ),
+        ] {
+            assert!(decode_keyed(&o, &v, n, "t").is_err(), "{why} accepted");
+        }
+        assert_eq!(
+            decode_keyed(&o, &v, 4, "t").unwrap(),
+            Keyed {
+                entry_offsets: vec![0, 2, 3],
+                keys: vec![0, 1, 0, 0],
+            }
         );
     }
 

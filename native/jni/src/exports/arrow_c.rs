@@ -6,7 +6,7 @@ use jni::objects::{JByteArray, JClass, JIntArray, JLongArray};
 use jni::sys::jint;
 use jni::EnvUnowned;
 
-use tablecache_format::Error;
+use tablecache_format::{Error, ReadOptions};
 
 use super::args::read_longs;
 use super::read::decode_projected;
@@ -35,7 +35,8 @@ pub extern "system" fn Java_dev_tablecache_jni_NativeCodec_decodeToArrowC<'local
             // struct with its Arrow C Data library (holding nothing to release) and keeps it
             // alive and untouched until this returns.
             unsafe { crate::c_data::clear(&arrays, &schemas)? };
-            let batch = decode_projected(env, &frame, &columns)?;
+            // Comet's readers take plain Arrow: no dictionaries.
+            let batch = decode_projected(env, &frame, &columns, ReadOptions::default())?;
             // SAFETY: the same structs, now cleared by `clear` above.
             unsafe { crate::c_data::export_columns(&batch, &arrays, &schemas)? };
             Ok(jint::try_from(batch.num_rows()).map_err(|_| {

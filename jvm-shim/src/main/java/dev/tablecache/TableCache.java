@@ -159,6 +159,7 @@ public final class TableCache {
         frame,
         null,
         projection,
+        false,
         (descriptor, schema, columns) ->
             BatchImporter.importBatch(descriptor, schema, columns, allocator));
   }
@@ -177,6 +178,7 @@ public final class TableCache {
         frame.frame(),
         frame,
         projection,
+        false,
         (descriptor, schema, columns) ->
             BatchImporter.importBatch(descriptor, schema, columns, allocator));
   }
@@ -190,8 +192,10 @@ public final class TableCache {
 
   /**
    * Decodes flat columns of a cached batch of any format and leaves them in native memory,
-   * without Arrow Java vectors: for readers that take values by address. The caller releases
-   * every returned column exactly once.
+   * without Arrow Java vectors: for readers that take values by address. A string or binary
+   * column that the frame stores as a string dictionary comes back as one ({@link
+   * NativeColumn#dictionary}): keys over entries, never materialised. The caller releases every
+   * returned column exactly once.
    *
    * @param projection the columns to decode, in the order wanted (at least one)
    * @throws TableCacheException with the native reader's kind for a bad frame,
@@ -200,7 +204,7 @@ public final class TableCache {
    */
   public static NativeColumn[] deserializeColumns(byte[] frame, int[] projection) {
     checkColumnsArguments(frame, projection);
-    return decode(frame, null, projection, BatchImporter::importColumns);
+    return decode(frame, null, projection, true, BatchImporter::importColumns);
   }
 
   /**
@@ -211,8 +215,21 @@ public final class TableCache {
    * @throws TableCacheException as {@link #deserializeColumns(byte[], int[])}
    */
   public static NativeColumn[] deserializeColumnsChecked(CheckedFrame frame, int[] projection) {
+    return deserializeColumnsChecked(frame, projection, true);
+  }
+
+  /**
+   * {@link #deserializeColumnsChecked(CheckedFrame, int[])}, with string dictionaries kept as
+   * dictionaries only when {@code dictionaryStrings} (else every column in its type's Arrow
+   * layout).
+   *
+   * @throws TableCacheException as {@link #deserializeColumns(byte[], int[])}
+   */
+  public static NativeColumn[] deserializeColumnsChecked(
+      CheckedFrame frame, int[] projection, boolean dictionaryStrings) {
     checkColumnsArguments(frame, projection);
-    return decode(frame.frame(), frame, projection, BatchImporter::importColumns);
+    return decode(
+        frame.frame(), frame, projection, dictionaryStrings, BatchImporter::importColumns);
   }
 
   private static void checkColumnsArguments(Object frame, int[] projection) {
@@ -230,13 +247,18 @@ public final class TableCache {
   /**
    * The native decode of {@code projection} (null = all columns), imported by {@code to} under
    * the schema of {@code checked}, the caller's parse of the frame, or without one, the schema
-   * found in the frame.
+   * found in the frame. With {@code dictionaryStrings}, string dictionaries come back as
+   * dictionaries ({@link NativeColumn#dictionary}).
    */
   private static <T> T decode(
-      byte[] frame, CheckedFrame checked, int[] projection, Importer<T> to) {
+      byte[] frame,
+      CheckedFrame checked,
+      int[] projection,
+      boolean dictionaryStrings,
+      Importer<T> to) {
     Capability.requireAvailable();
     int[] columns = projection == null ? null : projection.clone(); // immune to caller changes
-    long[] descriptor = NativeCodec.deserializeProjected(frame, columns);
+    long[] descriptor = NativeCodec.deserializeProjected(frame, columns, dictionaryStrings);
     Schema schema;
     try {
       // The native call validated the frame; this only finds its schema: the caller's parse

@@ -74,6 +74,10 @@ public final class BatchExporter {
         throw new TableCacheException(
             Kind.INVALID_ARGUMENT, "column " + i + " has " + c.length + " rows, not " + rowCount);
       }
+      if (c.dictionary) {
+        throw new TableCacheException(
+            Kind.INVALID_ARGUMENT, "column " + i + " is a dictionary, not Arrow's own layout");
+      }
       nodes[2 * i] = c.length;
       nodes[2 * i + 1] = c.nullCount;
       for (int j = 0; j < c.bufferCount(); j++) {

@@ -35,16 +35,27 @@ public final class BatchImporter {
   private BatchImporter() {}
 
   /** One column of the descriptor. */
+  /** Descriptor kind of a column in Arrow's own buffers for its type. */
+  static final long PLAIN = 0;
+
+  /**
+   * Descriptor kind of a string or binary column kept as a dictionary: one node, then validity,
+   * one int key per value, the entries' int offsets, the entries' bytes.
+   */
+  static final long DICTIONARY_STRINGS = 1;
+
   private static final class ColumnDesc {
     final long handle;
+    final long kind;
     final long[] nodes; // (length, null_count) pairs
     final long[] buffers; // (address, size) pairs
     NativeColumnOwner owner;
     final List<NativeColumnOwner.Unit> units = new ArrayList<>();
     final List<Boolean> wrapped = new ArrayList<>();
 
-    ColumnDesc(long handle, long[] nodes, long[] buffers) {
+    ColumnDesc(long handle, long kind, long[] nodes, long[] buffers) {
       this.handle = handle;
+      this.kind = kind;
       this.nodes = nodes;
       this.buffers = buffers;
     }
@@ -69,6 +80,10 @@ public final class BatchImporter {
       }
       for (int i = 0; i < fields.size(); i++) {
         checkRepresentable(fields.get(i));
+        if (columns.get(i).kind != PLAIN) {
+          // Only importColumns' callers ask the decoder for dictionaries.
+          throw internal("descriptor column " + i + " is of kind " + columns.get(i).kind);
+        }
         checkLayout(fields.get(i), columns.get(i), i);
       }
       Schema schema = new Schema(fields, frameSchema.getCustomMetadata());
@@ -112,13 +127,21 @@ public final class BatchImporter {
           throw new TableCacheException(
               Kind.UNSUPPORTED_TYPE, "column " + i + " ('" + ErrorText.name(field.getName()) + "') is not flat");
         }
-        checkLayout(field, c, i);
+        boolean dictionary = c.kind == DICTIONARY_STRINGS;
+        if (dictionary) {
+          checkDictionaryLayout(field, c, i);
+        } else if (c.kind == PLAIN) {
+          checkLayout(field, c, i);
+        } else {
+          throw internal("descriptor column " + i + " is of kind " + c.kind);
+        }
         if (c.nodes[0] != rowCount || c.nodes[1] < 0 || c.nodes[1] > rowCount) {
           throw internal(
               "column " + i + " has " + c.nodes[0] + " values, " + c.nodes[1] + " nulls, the batch "
                   + rowCount + " rows");
         }
-        out[i] = new NativeColumn(field, rowCount, (int) c.nodes[1], c.buffers, c.handle);
+        out[i] =
+            new NativeColumn(field, rowCount, (int) c.nodes[1], c.buffers, c.handle, dictionary);
       }
       // Only now do the columns own their handles: a failure above releases every one of them.
       return out;
@@ -265,23 +288,24 @@ public final class BatchImporter {
     }
     int p = 2;
     for (long c = 0; c < count; c++) {
-      if (p + 3 > d.length) {
+      if (p + 4 > d.length) {
         throw internal("descriptor ends inside column " + c);
       }
       long handle = d[p];
-      long n = d[p + 1];
-      long b = d[p + 2];
-      if (n < 0 || b < 0 || p + 3 + 2 * (n + b) > d.length) {
+      long kind = d[p + 1];
+      long n = d[p + 2];
+      long b = d[p + 3];
+      if (n < 0 || b < 0 || p + 4 + 2 * (n + b) > d.length) {
         // The handle itself is known: release it with the others.
-        out.add(new ColumnDesc(handle, new long[0], new long[0]));
+        out.add(new ColumnDesc(handle, kind, new long[0], new long[0]));
         throw internal("descriptor column " + c + " has bad node/buffer counts " + n + "/" + b);
       }
       long[] nodes = new long[(int) (2 * n)];
-      System.arraycopy(d, p + 3, nodes, 0, nodes.length);
+      System.arraycopy(d, p + 4, nodes, 0, nodes.length);
       long[] buffers = new long[(int) (2 * b)];
-      System.arraycopy(d, p + 3 + nodes.length, buffers, 0, buffers.length);
-      out.add(new ColumnDesc(handle, nodes, buffers));
-      p += 3 + nodes.length + buffers.length;
+      System.arraycopy(d, p + 4 + nodes.length, buffers, 0, buffers.length);
+      out.add(new ColumnDesc(handle, kind, nodes, buffers));
+      p += 4 + nodes.length + buffers.length;
       for (int j = 0; j < buffers.length; j += 2) {
         if (buffers[j + 1] < 0 || (buffers[j + 1] > 0 && buffers[j] == 0)) {
           throw internal("descriptor column " + c + " has a bad buffer " + j / 2);
@@ -346,6 +370,33 @@ public final class BatchImporter {
    * read from the same bytes: a well-formed schema reads the same in both, so a disagreement
    * means the embedded schema is damaged in a way one reader tolerates (CORRUPT_FRAME).
    */
+  private static void checkDictionaryLayout(Field field, ColumnDesc c, int column) {
+    if (field.getDictionary() != null) {
+      // A dictionary in the frame's own schema, not one the decoder made of a string column.
+      throw new TableCacheException(
+          Kind.UNSUPPORTED_TYPE,
+          "column " + column + " ('" + ErrorText.name(field.getName()) + "') is dictionary-encoded");
+    }
+    ArrowType t = field.getType();
+    if (!(t instanceof ArrowType.Utf8 || t instanceof ArrowType.Binary)
+        || c.nodes.length != 2
+        || c.buffers.length != 8) {
+      throw new TableCacheException(
+          Kind.CORRUPT_FRAME,
+          "InvalidSchema: column "
+              + column
+              + " ('"
+              + ErrorText.name(field.getName())
+              + "') of type "
+              + t
+              + " came back as a string dictionary of "
+              + c.nodes.length / 2
+              + " nodes/"
+              + c.buffers.length / 2
+              + " buffers");
+    }
+  }
+
   private static void checkLayout(Field field, ColumnDesc c, int column) {
     int[] counts = dev.tablecache.format.ArrowLayout.counts(field);
     if (counts[0] * 2 != c.nodes.length || counts[1] * 2 != c.buffers.length) {

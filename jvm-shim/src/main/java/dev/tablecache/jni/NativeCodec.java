@@ -53,8 +53,11 @@ public final class NativeCodec {
   /**
    * Decodes any format. {@code columns == null} means all columns, an empty array only the row
    * count. Returns the descriptor of native-owned buffers described in docs/ARCHITECTURE.md.
+   * With {@code dictionaryStrings}, a string or binary column that a V4 frame stores as a string
+   * dictionary is described as its keys and entries (kind 1) rather than one value per row.
    */
-  public static native long[] deserializeProjected(byte[] frame, int[] columns);
+  public static native long[] deserializeProjected(
+      byte[] frame, int[] columns, boolean dictionaryStrings);
 
   /**
    * Decodes the projected columns into Arrow C Data Interface structs the caller allocated, one

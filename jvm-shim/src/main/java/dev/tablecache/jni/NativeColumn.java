@@ -20,18 +20,27 @@ public final class NativeColumn {
   /** Null values; the validity buffer is absent (size 0) when there are none. */
   public final int nullCount;
 
+  /**
+   * Whether the values are keys into a dictionary of entries (a string or binary column stored
+   * as a string dictionary): buffers validity, one int key per value, the entries' int offsets,
+   * the entries' bytes. Otherwise the buffers are Arrow's for the field's type.
+   */
+  public final boolean dictionary;
+
   /** {@code (address, size)} of each buffer, in Arrow IPC order (validity first). */
   private final long[] buffers;
 
   private final long handle;
   private final AtomicBoolean released = new AtomicBoolean();
 
-  NativeColumn(Field field, int length, int nullCount, long[] buffers, long handle) {
+  NativeColumn(
+      Field field, int length, int nullCount, long[] buffers, long handle, boolean dictionary) {
     this.field = field;
     this.length = length;
     this.nullCount = nullCount;
     this.buffers = buffers;
     this.handle = handle;
+    this.dictionary = dictionary;
   }
 
   /** Buffers, validity included. */

@@ -66,7 +66,7 @@ class ArrowLayoutTest extends NativeTestBase {
       nulls.setRowCount(Batches.ROWS);
       for (VectorSchemaRoot root : Arrays.asList(values, nulls)) {
         byte[] frame = TableCache.serialize(root, WriteOptions.defaults());
-        long[] descriptor = NativeCodec.deserializeProjected(frame, null);
+        long[] descriptor = NativeCodec.deserializeProjected(frame, null, false);
         try {
           checkDescriptor(descriptor, root.getSchema().getFields());
         } finally {
@@ -79,7 +79,7 @@ class ArrowLayoutTest extends NativeTestBase {
   /** The column handles of a descriptor (docs/ARCHITECTURE.md, "Output"). */
   private static List<Long> handles(long[] d) {
     List<Long> handles = new ArrayList<>();
-    for (int p = 2; p < d.length; p += 3 + 2 * (int) (d[p + 1] + d[p + 2])) {
+    for (int p = 2; p < d.length; p += 4 + 2 * (int) (d[p + 2] + d[p + 3])) {
       handles.add(d[p]);
     }
     return handles;
@@ -90,14 +90,15 @@ class ArrowLayoutTest extends NativeTestBase {
     assertEquals(fields.size(), d[1], "columns");
     int p = 2;
     for (Field field : fields) {
-      int nodes = (int) d[p + 1];
-      int buffers = (int) d[p + 2];
-      Column c = new Column(d, p + 3, p + 3 + 2 * nodes);
+      assertEquals(0, d[p + 1], field + ": kind (plain)");
+      int nodes = (int) d[p + 2];
+      int buffers = (int) d[p + 3];
+      Column c = new Column(d, p + 4, p + 4 + 2 * nodes);
       c.node(field);
       assertEquals(nodes, c.node, field + ": nodes");
       assertEquals(buffers, c.buffer, field + ": buffers");
       assertArrayEquals(new int[] {nodes, buffers}, ArrowLayout.counts(field), field.toString());
-      p += 3 + 2 * nodes + 2 * buffers;
+      p += 4 + 2 * nodes + 2 * buffers;
     }
     assertEquals(d.length, p, "descriptor fully read");
   }

@@ -36,6 +36,11 @@ class SchemaBitFlipTest extends NativeTestBase {
     byte[] frame = dictionaryStringFrame();
     // The intact frame: the dictionary column cannot become a Java vector.
     assertEquals(Kind.UNSUPPORTED_TYPE, outcome(frame));
+    // Nor a column read by address, which takes only the string dictionaries the decoder makes.
+    TableCacheException flat =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            TableCacheException.class, () -> TableCache.deserializeColumns(frame, new int[] {1}));
+    assertEquals(Kind.UNSUPPORTED_TYPE, flat.kind(), flat.getMessage());
     int schemaLen = (int) LittleEndian.u32(frame, 16);
     List<String> internal = new ArrayList<>();
     int refused = 0;

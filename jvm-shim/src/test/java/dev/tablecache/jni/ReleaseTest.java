@@ -114,7 +114,7 @@ class ReleaseTest extends NativeTestBase {
   void descriptorThatDisagreesWithTheSchemaReleasesHandles() {
     byte[] frame = frame();
     long base = liveHandles();
-    long[] descriptor = NativeCodec.deserializeProjected(frame, null);
+    long[] descriptor = NativeCodec.deserializeProjected(frame, null, false);
     assertEquals(base + 3, liveHandles());
     Schema wrong = new Schema(java.util.Arrays.asList(Batches.STRUCT, Batches.I64, Batches.MAP));
     // The schema disagrees with what the native decoder read: a damaged frame, not a bug.
@@ -126,7 +126,7 @@ class ReleaseTest extends NativeTestBase {
   void truncatedDescriptorReleasesTheHandlesItNames() {
     byte[] frame = frame();
     long base = liveHandles();
-    long[] descriptor = NativeCodec.deserializeProjected(frame, new int[] {0});
+    long[] descriptor = NativeCodec.deserializeProjected(frame, new int[] {0}, false);
     long[] cut = java.util.Arrays.copyOf(descriptor, descriptor.length - 1);
     assertKind(Kind.INTERNAL, () -> BatchImporter.importBatch(cut, FrameParser.parse(frame).schema(), new int[] {0}, allocator));
     assertEquals(base, liveHandles());
@@ -135,7 +135,7 @@ class ReleaseTest extends NativeTestBase {
   @Test
   void releasingTwiceIsAnErrorNotACrash() {
     byte[] frame = frame();
-    long[] d = NativeCodec.deserializeProjected(frame, new int[] {0});
+    long[] d = NativeCodec.deserializeProjected(frame, new int[] {0}, false);
     long handle = d[2];
     NativeCodec.release(handle);
     assertKind(Kind.INVALID_ARGUMENT, () -> NativeCodec.release(handle));
@@ -227,8 +227,8 @@ class ReleaseTest extends NativeTestBase {
     byte[] frame = frame();
     long base = liveHandles();
     NativeColumn[] columns = TableCache.deserializeColumns(frame, new int[] {0, 1, 2});
-    NativeColumn forged = new NativeColumn(columns[0].field, 0, 0, new long[0], -1L);
-    NativeColumn forged2 = new NativeColumn(columns[0].field, 0, 0, new long[0], -2L);
+    NativeColumn forged = new NativeColumn(columns[0].field, 0, 0, new long[0], -1L, false);
+    NativeColumn forged2 = new NativeColumn(columns[0].field, 0, 0, new long[0], -2L, false);
     TableCacheException e =
         assertKind(
             Kind.INVALID_ARGUMENT,

@@ -32,6 +32,7 @@ public final class ExecutorMetricSet implements MetricSet {
     m.put("read.batchesPruned", TableCacheMetrics.BATCHES_PRUNED);
     m.put("read.batchesDecoded", TableCacheMetrics.BATCHES_DECODED);
     m.put("read.batchesRowsOnly", TableCacheMetrics.BATCHES_ROWS_ONLY);
+    m.put("read.dictionaryColumns", TableCacheMetrics.DICTIONARY_COLUMNS);
     m.put("read.batchesFromStats", TableCacheMetrics.BATCHES_FROM_STATS);
     m.put("read.decodeNanos", TableCacheMetrics.DECODE_NANOS);
     m.put("read.liveDecodedBatches", TableCacheMetrics.LIVE_DECODED_BATCHES);

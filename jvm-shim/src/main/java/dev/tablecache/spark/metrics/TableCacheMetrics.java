@@ -37,6 +37,8 @@ public final class TableCacheMetrics {
   public static final Count BATCHES_PRUNED = new Count();
   /** Batches decoded through the native library (a projection of at least one column). */
   public static final Count BATCHES_DECODED = new Count();
+  /** Decoded string columns read as keys over their dictionary's entries (not materialised). */
+  public static final Count DICTIONARY_COLUMNS = new Count();
   /** Wall time spent in the native reader (deserialize calls). */
   public static final Count DECODE_NANOS = new Count();
   /** Batches served without any decode (no column selected: row counts only). */

@@ -16,6 +16,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.spark.SparkEnv;
 import org.apache.spark.sql.columnar.CachedBatch;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
@@ -47,6 +48,14 @@ public final class FrameDecoder implements BatchDecoder {
   private final DecodedMemory memory = DecodedMemory.forCurrentTask();
   /** The SQL metrics of the scan node this decoder reads for. */
   private final ScanMetrics scan;
+
+  /**
+   * Static setting (SparkConf, read on the executors): whether string dictionaries are read as
+   * keys over their entries (true, the default) or materialised one value per row.
+   */
+  public static final String DICTIONARY_STRINGS_KEY = "spark.tablecache.dictionaryStrings";
+
+  private final boolean dictionaryStrings = dictionaryStrings();
 
   /**
    * A decoder for the scan being built on this thread ({@link ScanMetrics#current()}).
@@ -116,16 +125,26 @@ public final class FrameDecoder implements BatchDecoder {
     return bytes;
   }
 
+  /** {@value #DICTIONARY_STRINGS_KEY} of this executor's SparkConf (true without one). */
+  static boolean dictionaryStrings() {
+    SparkEnv env = SparkEnv.get();
+    return env == null || env.conf().getBoolean(DICTIONARY_STRINGS_KEY, true);
+  }
+
   /** Every decoded column read by address: no Arrow Java vector, allocator or loader. */
   private ColumnVector[] decodeFlat(NativeCachedBatch b, CheckedFrame frame) {
     long began = System.nanoTime();
-    NativeColumn[] columns = TableCache.deserializeColumnsChecked(frame, decodeColumns);
+    NativeColumn[] columns =
+        TableCache.deserializeColumnsChecked(frame, decodeColumns, dictionaryStrings);
     TableCacheMetrics.DECODE_NANOS.add(System.nanoTime() - began);
     currentColumns = columns;
     TableCacheMetrics.LIVE_DECODED_BATCHES.increment();
     TableCacheMetrics.BATCHES_DECODED.increment();
     for (NativeColumn c : columns) {
       checkRows(b, c.length);
+      if (c.dictionary) {
+        TableCacheMetrics.DICTIONARY_COLUMNS.increment();
+      }
     }
     ColumnVector[] decoded = new ColumnVector[columns.length];
     for (int i = 0; i < decoded.length; i++) {

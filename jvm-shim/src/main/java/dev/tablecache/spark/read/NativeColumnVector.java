@@ -48,6 +48,12 @@ import org.apache.spark.unsafe.types.UTF8String;
  * nested columns). Nested, interval and null columns stay {@code ArrowColumnVector}s ({@link
  * #supports}).
  *
+ * <p>A string or binary column the frame stores as a string dictionary arrives as keys over its
+ * entries ({@link NativeColumn#dictionary}): a value is then its key's entry, read in place, so
+ * the decoder never copies each value's bytes out of the dictionary. Every key of a value that
+ * is not null names an entry (checked by the native decoder), and a null value's key is never
+ * read.
+ *
  * <p>Public only because Spark's generated code casts columns to the class {@code vectorTypes}
  * names; it is created by the serializer, never by users.
  */
@@ -66,6 +72,11 @@ public final class NativeColumnVector extends ColumnVector {
 
   private final long data;
   private final long offsets;
+  /**
+   * 0, or for a {@link NativeColumn#dictionary dictionary} column the address of its keys: value
+   * {@code i} is then entry {@code keys[i]}, whose bytes {@code offsets} and {@code data} hold.
+   */
+  private final long keys;
 
   /**
    * The one table of the Spark types this class reads, and the Arrow types each arrives as
@@ -160,7 +171,8 @@ public final class NativeColumnVector extends ColumnVector {
       int nullCount,
       long validity,
       long data,
-      long offsets) {
+      long offsets,
+      long keys) {
     super(type);
     this.vector = vector;
     this.column = column;
@@ -169,6 +181,7 @@ public final class NativeColumnVector extends ColumnVector {
     this.validity = nullCount == 0 ? 0 : validity;
     this.data = data;
     this.offsets = offsets;
+    this.keys = keys;
   }
 
   /**
@@ -181,15 +194,21 @@ public final class NativeColumnVector extends ColumnVector {
   static NativeColumnVector of(NativeColumn c, DataType sparkType) {
     ArrowLayout layout = layoutOf(c.field.getType(), sparkType, c.field.toString());
     int rows = c.length;
-    if (c.bufferCount() != layout.buffers()) {
-      throw badColumn(c, c.bufferCount() + " buffers");
+    // A dictionary has a keys buffer before its entries' offsets and bytes.
+    int keysBuffers = c.dictionary ? 1 : 0;
+    if (c.bufferCount() != layout.buffers() + keysBuffers
+        || (c.dictionary && !(variable(layout) && layout.width() == 4))) {
+      throw badColumn(c, c.bufferCount() + " buffers" + (c.dictionary ? " as a dictionary" : ""));
     }
     if (rows == 0) {
-      return new NativeColumnVector(sparkType, layout, null, c, 0, 0, 0, 0);
+      return new NativeColumnVector(sparkType, layout, null, c, 0, 0, 0, 0, 0);
     }
     long validityBytes = (rows + 7L) >>> 3;
     if (c.nullCount > 0 && c.size(0) < validityBytes) {
       throw badColumn(c, "a validity buffer of " + c.size(0) + " bytes");
+    }
+    if (c.dictionary) {
+      return dictionaryOf(c, sparkType, layout);
     }
     long offsets = 0;
     int dataBuffer = 1;
@@ -213,7 +232,32 @@ public final class NativeColumnVector extends ColumnVector {
       throw badColumn(c, "a data buffer of " + c.size(dataBuffer) + " bytes");
     }
     return new NativeColumnVector(
-        sparkType, layout, null, c, c.nullCount, c.address(0), c.address(dataBuffer), offsets);
+        sparkType, layout, null, c, c.nullCount, c.address(0), c.address(dataBuffer), offsets, 0);
+  }
+
+  /**
+   * {@link #of} for a dictionary column of at least one row: its keys cover the rows, and its
+   * entries' offsets start at 0 and end inside the entries' bytes. The native decoder checked
+   * that every key of a value that is not null names an entry and that the offsets never fall.
+   */
+  private static NativeColumnVector dictionaryOf(
+      NativeColumn c, DataType sparkType, ArrowLayout layout) {
+    if (c.size(1) < 4L * c.length) {
+      throw badColumn(c, "a keys buffer of " + c.size(1) + " bytes");
+    }
+    long offsets = c.address(2);
+    long entries = c.size(2) / 4 - 1;
+    if (entries < 0) {
+      throw badColumn(c, "an entry offsets buffer of " + c.size(2) + " bytes");
+    }
+    long first = Platform.getInt(null, offsets);
+    long end = Platform.getInt(null, offsets + 4 * entries);
+    if (first != 0 || end < 0 || end > c.size(3)) {
+      throw badColumn(
+          c, "entry offsets from " + first + " to " + end + " over " + c.size(3) + " bytes");
+    }
+    return new NativeColumnVector(
+        sparkType, layout, null, c, c.nullCount, c.address(0), c.address(3), offsets, c.address(1));
   }
 
   /**
@@ -233,7 +277,8 @@ public final class NativeColumnVector extends ColumnVector {
         nulls,
         nulls == 0 ? 0 : bitmap.memoryAddress(),
         rowCount == 0 ? 0 : v.getDataBuffer().memoryAddress(),
-        variable(layout) && rowCount > 0 ? v.getOffsetBuffer().memoryAddress() : 0);
+        variable(layout) && rowCount > 0 ? v.getOffsetBuffer().memoryAddress() : 0,
+        0);
   }
 
   private static boolean variable(ArrowLayout layout) {
@@ -399,8 +444,9 @@ public final class NativeColumnVector extends ColumnVector {
     if (isNullAt(rowId)) {
       return null;
     }
-    long start = start(rowId);
-    return UTF8String.fromAddress(null, data + start, (int) (end(rowId) - start));
+    int slot = slot(rowId);
+    long start = offset(slot);
+    return UTF8String.fromAddress(null, data + start, (int) (offset(slot + 1) - start));
   }
 
   @Override
@@ -408,20 +454,23 @@ public final class NativeColumnVector extends ColumnVector {
     if (isNullAt(rowId)) {
       return null;
     }
-    long start = start(rowId);
-    byte[] bytes = new byte[(int) (end(rowId) - start)];
+    int slot = slot(rowId);
+    long start = offset(slot);
+    byte[] bytes = new byte[(int) (offset(slot + 1) - start)];
     Platform.copyMemory(null, data + start, bytes, Platform.BYTE_ARRAY_OFFSET, bytes.length);
     return bytes;
   }
 
-  private long start(int rowId) {
-    return longOffsets
-        ? Platform.getLong(null, offsets + 8L * rowId)
-        : Platform.getInt(null, offsets + 4L * rowId);
+  /** Where row {@code rowId}'s bytes are named: the row itself, or its entry's key. */
+  private int slot(int rowId) {
+    return keys == 0 ? rowId : Platform.getInt(null, keys + 4L * rowId);
   }
 
-  private long end(int rowId) {
-    return start(rowId + 1);
+  /** Offset {@code i} of the values, or of the entries of a dictionary. */
+  private long offset(int i) {
+    return longOffsets
+        ? Platform.getLong(null, offsets + 8L * i)
+        : Platform.getInt(null, offsets + 4L * i);
   }
 
   @Override

@@ -152,7 +152,9 @@ public final class ColumnarToFrames extends AbstractIterator<CachedBatch> {
     for (int i = 0; i < cols; i++) {
       ColumnVector c = batch.column(i);
       NativeColumn column = c instanceof NativeColumnVector ? ((NativeColumnVector) c).nativeColumn() : null;
+      // A dictionary column is not in its type's Arrow layout: the batch takes another path.
       if (column == null
+          || column.dictionary
           || column.length != batch.numRows()
           || !ArrowShapes.sameShape(arrowSchema.getFields().get(i), column.field)) {
         return null;

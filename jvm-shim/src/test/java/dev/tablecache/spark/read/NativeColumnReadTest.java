@@ -2,16 +2,27 @@ package dev.tablecache.spark.read;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tablecache.Batches;
+import dev.tablecache.CacheFormat;
+import dev.tablecache.WriteOptions;
+import dev.tablecache.format.FrameParser;
 import dev.tablecache.NativeTestBase;
 import dev.tablecache.TableCache;
 import dev.tablecache.TableCacheException;
 import dev.tablecache.jni.NativeColumn;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DecimalType;
@@ -131,6 +142,74 @@ class NativeColumnReadTest extends NativeTestBase {
     assertEquals(TableCacheException.Kind.UNSUPPORTED_TYPE, e.kind());
     assertTrue(e.getMessage().contains("not flat"), e.getMessage());
     // NativeTestBase checks that no column handle is left.
+  }
+
+  /**
+   * Strings of few distinct values (stored as a string dictionary) come back as keys over their
+   * entries, never materialised, and read the same as the plain decode through Arrow Java: nulls,
+   * the empty string, unicode, binary that is not UTF-8.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {200, 2000})
+  void readsAStringDictionaryByKeyAsThroughArrowJava(int rows) {
+    String[] words = {"GET /index.html", "", "ünïcödé ✓", "POST /api/v1/items?id=7"};
+    byte[] frame;
+    Schema schema =
+        new Schema(
+            Arrays.asList(
+                Field.nullable("s", ArrowType.Utf8.INSTANCE),
+                Field.nullable("b", ArrowType.Binary.INSTANCE)));
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+      VarCharVector s = (VarCharVector) root.getVector(0);
+      VarBinaryVector b = (VarBinaryVector) root.getVector(1);
+      root.allocateNew();
+      for (int r = 0; r < rows; r++) {
+        if (r % 5 != 2) {
+          s.setSafe(r, words[(r * 7) % words.length].getBytes(StandardCharsets.UTF_8));
+        }
+        b.setSafe(r, new byte[] {(byte) 0xff, 0, (byte) (r % 3)});
+      }
+      root.setRowCount(rows);
+      frame = TableCache.serialize(root, WriteOptions.builder().preferredFormat(CacheFormat.V4).build());
+    }
+    int[] projection = {1, 0};
+    DataType[] types = {DataTypes.BinaryType, DataTypes.StringType};
+    NativeColumn[] columns = TableCache.deserializeColumns(frame, projection);
+    try (VectorSchemaRoot viaArrow = TableCache.deserialize(frame, projection, allocator)) {
+      for (int c = 0; c < projection.length; c++) {
+        assertTrue(columns[c].dictionary, columns[c].field + " comes back as a dictionary");
+        NativeColumnVector keyed = NativeColumnVector.of(columns[c], types[c]);
+        NativeColumnVector plain = NativeColumnVector.wrap(viaArrow.getVector(c), types[c]);
+        assertEquals(plain.numNulls(), keyed.numNulls());
+        for (int r = 0; r < rows; r++) {
+          String what = columns[c].field + " row " + r;
+          assertEquals(plain.isNullAt(r), keyed.isNullAt(r), what);
+          if (!plain.isNullAt(r)) {
+            assertSameValue(plain, keyed, types[c], r, what);
+          }
+        }
+      }
+    } finally {
+      NativeColumn.releaseAll(columns);
+    }
+    // Asked for plain columns, the same frame gives each in its type's Arrow layout.
+    NativeColumn[] plain =
+        TableCache.deserializeColumnsChecked(FrameParser.check(frame), projection, false);
+    try {
+      for (int c = 0; c < projection.length; c++) {
+        assertFalse(plain[c].dictionary, plain[c].field + " materialised");
+        NativeColumnVector v = NativeColumnVector.of(plain[c], types[c]);
+        for (int r = 0; r < rows; r++) {
+          byte[] expected =
+              c == 0
+                  ? new byte[] {(byte) 0xff, 0, (byte) (r % 3)}
+                  : r % 5 == 2 ? null : words[(r * 7) % words.length].getBytes(StandardCharsets.UTF_8);
+          assertArrayEquals(expected, v.getBinary(r), plain[c].field + " row " + r);
+        }
+      }
+    } finally {
+      NativeColumn.releaseAll(plain);
+    }
   }
 
   @Test
