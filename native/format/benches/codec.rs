@@ -157,6 +157,24 @@ fn encoding_columns() -> Vec<(&'static str, arrow_array::ArrayRef)> {
     ]
 }
 
+/// `decode_fetched` over `source` copied out piece by piece, as the JNI read copies a Java array.
+fn fetched(
+    source: &[u8],
+    projection: Option<&[usize]>,
+    options: ReadOptions,
+) -> arrow_array::RecordBatch {
+    decode_fetched(
+        source.len(),
+        |offset, dst| {
+            dst.copy_from_slice(&source[offset..offset + dst.len()]);
+            Ok(())
+        },
+        projection,
+        options,
+    )
+    .expect("decode")
+}
+
 fn benches(c: &mut Criterion) {
     let batch = common::bench_batch(ROWS);
     let bytes = arrow_bytes(&batch);
@@ -246,19 +264,7 @@ fn benches(c: &mut Criterion) {
                     ("v4_none_keyed", keyed),
                 ] {
                     g.bench_function(BenchmarkId::new(shape, label), |b| {
-                        b.iter(|| {
-                            let source = black_box(&frame);
-                            decode_fetched(
-                                source.len(),
-                                |offset, dst| {
-                                    dst.copy_from_slice(&source[offset..offset + dst.len()]);
-                                    Ok(())
-                                },
-                                None,
-                                options,
-                            )
-                            .expect("decode")
-                        })
+                        b.iter(|| fetched(black_box(&frame), None, options))
                     });
                 }
             }
@@ -314,19 +320,7 @@ fn benches(c: &mut Criterion) {
             b.iter(|| decode(black_box(&frame), Some(p)).expect("decode"))
         });
         g.bench_with_input(BenchmarkId::new("fetched", &label), &projection, |b, p| {
-            b.iter(|| {
-                let source = black_box(&frame);
-                decode_fetched(
-                    source.len(),
-                    |offset, dst| {
-                        dst.copy_from_slice(&source[offset..offset + dst.len()]);
-                        Ok(())
-                    },
-                    Some(p),
-                    ReadOptions::default(),
-                )
-                .expect("decode")
-            })
+            b.iter(|| fetched(black_box(&frame), Some(p), ReadOptions::default()))
         });
     }
     g.finish();
