@@ -131,7 +131,7 @@ def main():
         check("jemalloc figures reported (or -1 without jemalloc)",
               allocated == -1 or (allocated or 0) > 0, allocated)
         check("every metric named in README is published",
-              set(before) == set(after) and len(after) == 29, sorted(after))
+              set(before) == set(after) and len(after) == 31, sorted(after))
     except Exception:  # noqa: BLE001 - a crash is one failure, reported with its trace
         traceback.print_exc()
         check("no error", False)

@@ -110,6 +110,16 @@ MODES = {
             "spark.tablecache.dictionaryStrings": "false",
         },
     },
+    # The headline with every string column decoded with its batch, as before columns were
+    # decoded on their first read (spark.tablecache.deferStringDecode): for A/B runs only.
+    "tc-eagerstrings": {
+        "label": "ours, strings decoded eagerly",
+        "group": "ab",
+        "conf": {
+            "spark.sql.cache.serializer": OURS,
+            "spark.tablecache.deferStringDecode": "false",
+        },
+    },
     # Under Comet (--modes comet; Spark 4.1.x): Spark's default cache, Comet's own cache (Comet
     # then sets its ArrowCachedBatchSerializer itself) and ours with only the serializer set.
     "comet-spark-default": _comet("Comet + Spark default cache",

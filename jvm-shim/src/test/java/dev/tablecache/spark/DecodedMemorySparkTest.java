@@ -13,6 +13,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -85,13 +86,23 @@ class DecodedMemorySparkTest {
                       for (FrameDecoder d : new FrameDecoder[] {flat, nested}) {
                         int[] columns = d == flat ? new int[] {0, 1} : new int[] {2};
                         long before = tmm.getMemoryConsumptionForThisTask();
-                        d.decode(b);
+                        ColumnarBatch decoded = d.decode(b);
+                        // The string column is deferred: its memory is asked for on first read.
+                        long beforeStrings = tmm.getMemoryConsumptionForThisTask();
+                        decoded.column(columns.length - 1).isNullAt(0);
                         long during = tmm.getMemoryConsumptionForThisTask();
                         d.release();
                         long after = tmm.getMemoryConsumptionForThisTask();
                         out.add(
                             new long[] {
-                              before, during, after, b.checkedFrame().decodedBytes(columns)
+                              before,
+                              during,
+                              after,
+                              b.checkedFrame().decodedBytes(columns),
+                              beforeStrings,
+                              d == flat
+                                  ? b.checkedFrame().decodedBytes(new int[] {0})
+                                  : b.checkedFrame().decodedBytes(columns)
                             });
                       }
                     }
@@ -106,6 +117,7 @@ class DecodedMemorySparkTest {
         assertTrue(s[3] > 0, format + ": declared decoded size " + s[3]);
         assertEquals(s[3], s[1] - s[0], format + ": held while decoded");
         assertEquals(s[0], s[2], format + ": given back when released");
+        assertEquals(s[5], s[4] - s[0], format + ": held before the deferred column is read");
         declared.add(s[3]);
       }
       return declared;

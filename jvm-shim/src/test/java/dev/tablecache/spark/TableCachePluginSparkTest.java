@@ -35,7 +35,7 @@ class TableCachePluginSparkTest {
     SparkSession spark = SparkTestSupport.start("plugin-metrics", sinkConf(namespace, true));
     try {
       Map<String, Long> before = read(namespace);
-      assertEquals(29, before.size(), "published metrics: " + before.keySet());
+      assertEquals(31, before.size(), "published metrics: " + before.keySet());
 
       Dataset<Row> table = spark.range(0, 100 * BATCHES, 1, 4).toDF().cache();
       assertEquals(100L * BATCHES, table.count());

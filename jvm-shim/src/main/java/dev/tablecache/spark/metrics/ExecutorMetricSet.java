@@ -33,6 +33,8 @@ public final class ExecutorMetricSet implements MetricSet {
     m.put("read.batchesDecoded", TableCacheMetrics.BATCHES_DECODED);
     m.put("read.batchesRowsOnly", TableCacheMetrics.BATCHES_ROWS_ONLY);
     m.put("read.dictionaryColumns", TableCacheMetrics.DICTIONARY_COLUMNS);
+    m.put("read.deferredColumnsDecoded", TableCacheMetrics.DEFERRED_COLUMNS_DECODED);
+    m.put("read.deferredColumnsSkipped", TableCacheMetrics.DEFERRED_COLUMNS_SKIPPED);
     m.put("read.batchesFromStats", TableCacheMetrics.BATCHES_FROM_STATS);
     m.put("read.decodeNanos", TableCacheMetrics.DECODE_NANOS);
     m.put("read.liveDecodedBatches", TableCacheMetrics.LIVE_DECODED_BATCHES);

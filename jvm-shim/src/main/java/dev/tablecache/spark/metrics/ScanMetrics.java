@@ -88,6 +88,12 @@ public final class ScanMetrics implements Serializable {
     add(decodeNanos, nanos);
   }
 
+  /** A column of a decoded batch decoded later, on its first read (a deferred column). */
+  public void columnDecoded(long bytes, long nanos) {
+    add(bytesDecoded, bytes);
+    add(decodeNanos, nanos);
+  }
+
   /** A batch whose partial aggregates came from its header and stats, without a decode. */
   public void batchFromStats() {
     add(batchesFromStats, 1);

@@ -39,6 +39,10 @@ public final class TableCacheMetrics {
   public static final Count BATCHES_DECODED = new Count();
   /** Decoded string columns read as keys over their dictionary's entries (not materialised). */
   public static final Count DICTIONARY_COLUMNS = new Count();
+  /** String or binary columns of decoded batches decoded on their first read (deferred). */
+  public static final Count DEFERRED_COLUMNS_DECODED = new Count();
+  /** Deferred columns of decoded batches that nothing read: never decoded. */
+  public static final Count DEFERRED_COLUMNS_SKIPPED = new Count();
   /** Wall time spent in the native reader (deserialize calls). */
   public static final Count DECODE_NANOS = new Count();
   /** Batches served without any decode (no column selected: row counts only). */
@@ -110,7 +114,11 @@ public final class TableCacheMetrics {
         + BATCHES_PRUNED.sum()
         + " decoded="
         + BATCHES_DECODED.sum()
-        + " rowsOnly="
+        + " deferred(decoded="
+        + DEFERRED_COLUMNS_DECODED.sum()
+        + ", skipped="
+        + DEFERRED_COLUMNS_SKIPPED.sum()
+        + ") rowsOnly="
         + BATCHES_ROWS_ONLY.sum()
         + " fromStats="
         + BATCHES_FROM_STATS.sum()

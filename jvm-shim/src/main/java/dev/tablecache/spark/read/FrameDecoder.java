@@ -11,7 +11,9 @@ import dev.tablecache.spark.memory.TaskAllocator;
 import dev.tablecache.spark.metrics.ScanMetrics;
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -41,8 +43,16 @@ public final class FrameDecoder implements BatchDecoder {
   private VectorSchemaRoot current;
   /** Its nested columns with binary strings, loaded again as strings ({@link RawStringVectors}). */
   private final List<VectorSchemaRoot> retyped = new ArrayList<>();
-  /** The batch decoded last by address, or null. */
-  private NativeColumn[] currentColumns;
+  /** Whether the batch decoded last was read by address ({@link #decodeFlat}). */
+  private boolean flatLive;
+  /** Its native columns decoded so far: deferred ones join when first read. */
+  private final List<NativeColumn> currentColumns = new ArrayList<>();
+  /** Its deferred columns ({@link NativeColumnVector#deferred}), decoded or not. */
+  private final List<NativeColumnVector> deferredColumns = new ArrayList<>();
+  /** Counts released batches: a deferred column of an earlier batch must not decode. */
+  private long generation;
+  /** What a failed deferred decode throws instead (healing; {@link #failuresThrough}). */
+  private UnaryOperator<RuntimeException> failures = UnaryOperator.identity();
   private boolean closed;
   /** The decoded batch's native memory, accounted to the task's execution memory. */
   private final DecodedMemory memory = DecodedMemory.forCurrentTask();
@@ -56,6 +66,15 @@ public final class FrameDecoder implements BatchDecoder {
   public static final String DICTIONARY_STRINGS_KEY = "spark.tablecache.dictionaryStrings";
 
   private final boolean dictionaryStrings = dictionaryStrings();
+
+  /**
+   * Static setting (SparkConf, read on the executors): whether a batch's string and binary
+   * columns are decoded on their first read (true, the default) rather than with the batch.
+   * Applies to batches that decode more than one column.
+   */
+  public static final String DEFER_STRINGS_KEY = "spark.tablecache.deferStringDecode";
+
+  private final boolean deferStrings = setting(DEFER_STRINGS_KEY);
 
   /**
    * A decoder for the scan being built on this thread ({@link ScanMetrics#current()}).
@@ -97,7 +116,6 @@ public final class FrameDecoder implements BatchDecoder {
     }
     // The batch's one parse of its frame's metadata (the stats filter's, when it ran first).
     CheckedFrame frame = b.checkedFrame();
-    memory.acquire(frame.decodedBytes(decodeColumns));
     ColumnVector[] decoded = allFlat ? decodeFlat(b, frame) : decodeWithArrowJava(b, frame);
     ColumnVector[] out = new ColumnVector[outputSlot.length];
     for (int i = 0; i < out.length; i++) {
@@ -110,12 +128,8 @@ public final class FrameDecoder implements BatchDecoder {
   /** The bytes of the decoded batch's buffers (native columns, or Arrow Java vectors). */
   private long decodedBytes() {
     long bytes = 0;
-    if (currentColumns != null) {
-      for (NativeColumn c : currentColumns) {
-        for (int i = 0; i < c.bufferCount(); i++) {
-          bytes += c.size(i);
-        }
-      }
+    for (NativeColumn c : currentColumns) {
+      bytes += bytesOf(c);
     }
     if (current != null) {
       for (FieldVector v : current.getFieldVectors()) {
@@ -125,32 +139,119 @@ public final class FrameDecoder implements BatchDecoder {
     return bytes;
   }
 
-  /** {@value #DICTIONARY_STRINGS_KEY} of this executor's SparkConf (true without one). */
-  static boolean dictionaryStrings() {
-    SparkEnv env = SparkEnv.get();
-    return env == null || env.conf().getBoolean(DICTIONARY_STRINGS_KEY, true);
+  private static long bytesOf(NativeColumn c) {
+    long bytes = 0;
+    for (int i = 0; i < c.bufferCount(); i++) {
+      bytes += c.size(i);
+    }
+    return bytes;
   }
 
-  /** Every decoded column read by address: no Arrow Java vector, allocator or loader. */
+  /** {@value #DICTIONARY_STRINGS_KEY} of this executor's SparkConf (true without one). */
+  static boolean dictionaryStrings() {
+    return setting(DICTIONARY_STRINGS_KEY);
+  }
+
+  /** A boolean static setting of this executor's SparkConf, true by default and without one. */
+  private static boolean setting(String key) {
+    SparkEnv env = SparkEnv.get();
+    return env == null || env.conf().getBoolean(key, true);
+  }
+
+  /**
+   * Healing for a deferred column's decode, which fails outside {@link #decode}: {@code
+   * failures} turns its exception into the one to throw.
+   */
+  @Override
+  public synchronized void failuresThrough(UnaryOperator<RuntimeException> failures) {
+    this.failures = failures;
+  }
+
+  /**
+   * Every decoded column read by address: no Arrow Java vector, allocator or loader. String and
+   * binary columns of a batch of several columns are deferred to their first read.
+   */
   private ColumnVector[] decodeFlat(NativeCachedBatch b, CheckedFrame frame) {
-    long began = System.nanoTime();
-    NativeColumn[] columns =
-        TableCache.deserializeColumnsChecked(frame, decodeColumns, dictionaryStrings);
-    TableCacheMetrics.DECODE_NANOS.add(System.nanoTime() - began);
-    currentColumns = columns;
-    TableCacheMetrics.LIVE_DECODED_BATCHES.increment();
-    TableCacheMetrics.BATCHES_DECODED.increment();
-    for (NativeColumn c : columns) {
-      checkRows(b, c.length);
-      if (c.dictionary) {
-        TableCacheMetrics.DICTIONARY_COLUMNS.increment();
+    boolean[] deferred = new boolean[decodeColumns.length];
+    int eagerCount = 0;
+    for (int i = 0; i < deferred.length; i++) {
+      deferred[i] =
+          deferStrings && deferred.length > 1 && NativeColumnVector.deferrable(decodeTypes[i]);
+      eagerCount += deferred[i] ? 0 : 1;
+    }
+    int[] eager = new int[eagerCount];
+    for (int i = 0, e = 0; i < deferred.length; i++) {
+      if (!deferred[i]) {
+        eager[e++] = decodeColumns[i];
       }
     }
-    ColumnVector[] decoded = new ColumnVector[columns.length];
-    for (int i = 0; i < decoded.length; i++) {
-      decoded[i] = NativeColumnVector.of(columns[i], decodeTypes[i]);
+    flatLive = true;
+    TableCacheMetrics.LIVE_DECODED_BATCHES.increment();
+    TableCacheMetrics.BATCHES_DECODED.increment();
+    NativeColumn[] columns = new NativeColumn[0];
+    if (eager.length > 0) {
+      memory.acquire(frame.decodedBytes(eager));
+      long began = System.nanoTime();
+      columns = TableCache.deserializeColumnsChecked(frame, eager, dictionaryStrings);
+      TableCacheMetrics.DECODE_NANOS.add(System.nanoTime() - began);
+      currentColumns.addAll(Arrays.asList(columns));
+      for (NativeColumn c : columns) {
+        checkRows(b, c.length);
+        countDictionary(c);
+      }
+    }
+    ColumnVector[] decoded = new ColumnVector[decodeColumns.length];
+    long batch = generation;
+    for (int i = 0, e = 0; i < decoded.length; i++) {
+      if (deferred[i]) {
+        int column = decodeColumns[i];
+        NativeColumnVector v =
+            NativeColumnVector.deferred(
+                decodeTypes[i], () -> decodeDeferred(b, frame, column, batch));
+        deferredColumns.add(v);
+        decoded[i] = v;
+      } else {
+        decoded[i] = NativeColumnVector.of(columns[e++], decodeTypes[i]);
+      }
     }
     return decoded;
+  }
+
+  private static void countDictionary(NativeColumn c) {
+    if (c.dictionary) {
+      TableCacheMetrics.DICTIONARY_COLUMNS.increment();
+    }
+  }
+
+  /**
+   * The decode of deferred column {@code column} of the batch of generation {@code batch}, on
+   * its first read. The column joins the batch's, to be freed with it; a failure goes through
+   * {@link #failures}, and leaves the batch's other columns alone (the task fails with it).
+   */
+  private synchronized NativeColumn decodeDeferred(
+      NativeCachedBatch b, CheckedFrame frame, int column, long batch) {
+    if (closed || batch != generation) {
+      throw new IllegalStateException(
+          "a column of a released batch was read: a batch is valid only until the next one");
+    }
+    try {
+      int[] one = {column};
+      memory.acquire(frame.decodedBytes(one));
+      long began = System.nanoTime();
+      NativeColumn c = TableCache.deserializeColumnsChecked(frame, one, dictionaryStrings)[0];
+      long nanos = System.nanoTime() - began;
+      TableCacheMetrics.DECODE_NANOS.add(nanos);
+      currentColumns.add(c);
+      if (c.length != b.numRows()) {
+        throw rowCountMismatch(b.numRows(), c.length);
+      }
+      countDictionary(c);
+      TableCacheMetrics.DEFERRED_COLUMNS_DECODED.increment();
+      scan.columnDecoded(bytesOf(c), nanos);
+      return c;
+    } catch (RuntimeException e) {
+      throw failures.apply(e);
+    }
   }
 
   /** Through Arrow Java vectors: a batch with a nested, interval or null column. */
@@ -158,6 +259,7 @@ public final class FrameDecoder implements BatchDecoder {
     if (allocator == null) {
       allocator = TaskAllocator.open("read");
     }
+    memory.acquire(frame.decodedBytes(decodeColumns));
     long began = System.nanoTime();
     VectorSchemaRoot root = TableCache.deserializeChecked(frame, decodeColumns, allocator);
     TableCacheMetrics.DECODE_NANOS.add(System.nanoTime() - began);
@@ -253,10 +355,20 @@ public final class FrameDecoder implements BatchDecoder {
       TableCacheMetrics.LIVE_DECODED_BATCHES.decrement();
       failure = closeNoted(r, failure);
     }
-    NativeColumn[] columns = currentColumns;
-    if (columns != null) {
-      currentColumns = null;
+    generation++;
+    for (NativeColumnVector v : deferredColumns) {
+      if (v.isPending()) {
+        TableCacheMetrics.DEFERRED_COLUMNS_SKIPPED.increment();
+      }
+    }
+    deferredColumns.clear();
+    if (flatLive) {
+      flatLive = false;
       TableCacheMetrics.LIVE_DECODED_BATCHES.decrement();
+    }
+    if (!currentColumns.isEmpty()) {
+      NativeColumn[] columns = currentColumns.toArray(new NativeColumn[0]);
+      currentColumns.clear();
       try {
         NativeColumn.releaseAll(columns);
       } catch (RuntimeException | Error e) {

@@ -36,6 +36,7 @@ public final class FramesToColumnar extends AbstractIterator<ColumnarBatch> {
     this.in = in;
     this.decoder = decoder;
     this.healer = healer;
+    decoder.failuresThrough(this::decodeFailed);
   }
 
   @Override
@@ -62,11 +63,19 @@ public final class FramesToColumnar extends AbstractIterator<ColumnarBatch> {
     try {
       return decoder.decode(batch);
     } catch (RuntimeException e) {
-      if (BlockHealer.isCorruption(e)) {
-        throw healer.damaged(e, ((TableCacheException) rootKind(e)).kind());
-      }
-      throw e;
+      throw decodeFailed(e);
     }
+  }
+
+  /**
+   * What a failed decode throws: a damaged frame heals (the block is dropped, so that the
+   * task's retry recomputes it); anything else stays as it is.
+   */
+  private RuntimeException decodeFailed(RuntimeException e) {
+    if (BlockHealer.isCorruption(e)) {
+      return healer.damaged(e, ((TableCacheException) rootKind(e)).kind());
+    }
+    return e;
   }
 
   private boolean inHasNext() {

@@ -54,6 +54,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  * is not null names an entry (checked by the native decoder), and a null value's key is never
  * read.
  *
+ * <p>A string or binary column of a batch that decodes several columns may be {@link #deferred}:
+ * decoded on its first read, so a filter that rejects a whole batch never pays for its other
+ * string columns. Each read first checks that it is decoded (one predictable branch).
+ *
  * <p>Public only because Spark's generated code casts columns to the class {@code vectorTypes}
  * names; it is created by the serializer, never by users.
  */
@@ -61,22 +65,39 @@ public final class NativeColumnVector extends ColumnVector {
 
   /** The Arrow Java vector read, or null for a column read from its native descriptor. */
   private final ValueVector vector;
+
+  /**
+   * Until the first read, the decode of a {@link #deferred} column; null once decoded (and for
+   * every other column). The fields below are set once, by the constructor or by that decode.
+   */
+  private DeferredColumn pending;
+
   /** The native column read, or null for an Arrow Java vector. */
-  private final NativeColumn column;
+  private NativeColumn column;
 
   /** 8-byte offsets (LargeUtf8, LargeBinary) rather than 4-byte ones. */
-  private final boolean longOffsets;
-  private final int nullCount;
+  private boolean longOffsets;
+  private int nullCount;
   /** 0 when the column has no nulls (its validity buffer may then be absent). */
-  private final long validity;
+  private long validity;
 
-  private final long data;
-  private final long offsets;
+  private long data;
+  private long offsets;
   /**
    * 0, or for a {@link NativeColumn#dictionary dictionary} column the address of its keys: value
    * {@code i} is then entry {@code keys[i]}, whose bytes {@code offsets} and {@code data} hold.
    */
-  private final long keys;
+  private long keys;
+
+  /** A column whose native decode waits for its first read ({@link #deferred}). */
+  interface DeferredColumn {
+    /**
+     * Decodes the column; it stays owned by the caller, who frees it with its batch.
+     *
+     * @throws RuntimeException whatever the decode throws, healing already arranged
+     */
+    NativeColumn decode();
+  }
 
   /**
    * The one table of the Spark types this class reads, and the Arrow types each arrives as
@@ -182,6 +203,44 @@ public final class NativeColumnVector extends ColumnVector {
     this.data = data;
     this.offsets = offsets;
     this.keys = keys;
+  }
+
+  /**
+   * A string or binary column decoded on its first read rather than with its batch: a filter
+   * that rejects every row of a batch never reads the batch's other columns (Spark's generated
+   * code reads a column only for rows that pass), so their decode is skipped.
+   */
+  static NativeColumnVector deferred(DataType sparkType, DeferredColumn decode) {
+    if (!deferrable(sparkType)) {
+      throw new IllegalArgumentException(
+          "only string and binary columns are deferred, not " + sparkType.simpleString());
+    }
+    NativeColumnVector v =
+        new NativeColumnVector(
+            sparkType, ArrowLayout.of(ArrowType.Utf8.INSTANCE), null, null, 0, 0, 0, 0, 0);
+    v.pending = decode;
+    return v;
+  }
+
+  /** Whether this is a {@link #deferred} column not decoded yet. */
+  boolean isPending() {
+    return pending != null;
+  }
+
+  /**
+   * Decodes a deferred column and takes its addresses, checked as {@link #of} checks them. On
+   * failure the column stays pending: the task fails, and nothing reads it again.
+   */
+  private void decodePending() {
+    NativeColumnVector decoded = of(pending.decode(), dataType());
+    column = decoded.column;
+    longOffsets = decoded.longOffsets;
+    nullCount = decoded.nullCount;
+    validity = decoded.validity;
+    data = decoded.data;
+    offsets = decoded.offsets;
+    keys = decoded.keys;
+    pending = null;
   }
 
   /**
@@ -330,6 +389,11 @@ public final class NativeColumnVector extends ColumnVector {
     return Values.of(t) != null;
   }
 
+  /** Whether a column of Spark type {@code t} may be {@link #deferred}: strings and binary. */
+  static boolean deferrable(DataType t) {
+    return Values.of(t) == Values.BYTES;
+  }
+
   /** The layout of a column of {@code arrowType} read as Spark type {@code t}. */
   private static ArrowLayout layoutOf(ArrowType arrowType, DataType t, String what) {
     Values values = Values.of(t);
@@ -354,6 +418,9 @@ public final class NativeColumnVector extends ColumnVector {
 
   /** The native column read, for zero-copy re-caching; null for a wrapped Arrow Java vector. */
   public NativeColumn nativeColumn() {
+    if (pending != null) {
+      decodePending();
+    }
     return column;
   }
 
@@ -364,16 +431,25 @@ public final class NativeColumnVector extends ColumnVector {
 
   @Override
   public boolean hasNull() {
+    if (pending != null) {
+      decodePending();
+    }
     return nullCount > 0;
   }
 
   @Override
   public int numNulls() {
+    if (pending != null) {
+      decodePending();
+    }
     return nullCount;
   }
 
   @Override
   public boolean isNullAt(int rowId) {
+    if (pending != null) {
+      decodePending();
+    }
     return validity != 0 && (Platform.getByte(null, validity + (rowId >>> 3)) & (1 << (rowId & 7))) == 0;
   }
 

@@ -15,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.columnar.CachedBatch;
@@ -134,6 +135,8 @@ public final class PartialAggregates extends AbstractIterator<InternalRow> {
     Object[] values;
     /** The decoding of the batch decoded last, or null. */
     Decoding current;
+    /** How every decoding's deferred decodes fail ({@link BatchDecoder#failuresThrough}). */
+    UnaryOperator<RuntimeException> failures = UnaryOperator.identity();
 
     @Override
     public ColumnarBatch decode(CachedBatch batch) {
@@ -171,8 +174,18 @@ public final class PartialAggregates extends AbstractIterator<InternalRow> {
       if (d == null) {
         List<Integer> key = decodings.size() < MAX_DECODERS ? columns : allColumns;
         d = decodings.computeIfAbsent(key, Decoding::new);
+        d.frames.failuresThrough(failures);
       }
       return d;
+    }
+
+    /** Every decoder's deferred decodes fail through {@code failures}, present and future. */
+    @Override
+    public void failuresThrough(UnaryOperator<RuntimeException> failures) {
+      this.failures = failures;
+      for (Decoding d : decodings.values()) {
+        d.frames.failuresThrough(failures);
+      }
     }
 
     /** Closes every decoder, even when one fails; the first failure is rethrown afterwards. */
