@@ -10,7 +10,8 @@
 #
 # The format crate uses the system allocator (jemalloc is the cdylib's, in tablecache-jni, whose
 # prefixed symbols valgrind could not see), so every Rust allocation is visible. PROPTEST_CASES (default 16) bounds
-# property tests that use proptest's default case count. The build shares the default target
+# property tests that use proptest's default case count, TABLECACHE_DAMAGE_STRIDE (default 7) the
+# bytes an exhaustive damage test damages. The build shares the default target
 # dir with `cargo test` (same dependencies, so it is incremental); set CARGO_TARGET_DIR to
 # build elsewhere. Memcheck logs go to <target>/valgrind/.
 set -euo pipefail
@@ -20,6 +21,8 @@ command -v valgrind >/dev/null || { echo "leakcheck needs valgrind" >&2; exit 2;
 filter=${1:-}
 NOT_UNDER_VALGRIND=(schema_cache schema_bounds error_text)
 export PROPTEST_CASES=${PROPTEST_CASES:-16}
+# The exhaustive damage test of tests/fetched.rs damages every 7th byte here (every byte natively).
+export TABLECACHE_DAMAGE_STRIDE=${TABLECACHE_DAMAGE_STRIDE:-7}
 start=$(date +%s)
 
 echo "== building test binaries (cargo test -p tablecache-format --no-run)"
