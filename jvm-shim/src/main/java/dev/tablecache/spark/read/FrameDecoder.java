@@ -205,9 +205,10 @@ public final class FrameDecoder implements BatchDecoder {
     for (int i = 0, e = 0; i < decoded.length; i++) {
       if (deferred[i]) {
         int column = decodeColumns[i];
+        DataType type = decodeTypes[i];
         NativeColumnVector v =
             NativeColumnVector.deferred(
-                decodeTypes[i], () -> decodeDeferred(b, frame, column, batch));
+                decodeTypes[i], () -> decodeDeferred(b, frame, column, type, batch));
         deferredColumns.add(v);
         decoded[i] = v;
       } else {
@@ -224,12 +225,12 @@ public final class FrameDecoder implements BatchDecoder {
   }
 
   /**
-   * The decode of deferred column {@code column} of the batch of generation {@code batch}, on
-   * its first read. The column joins the batch's, to be freed with it; a failure goes through
+   * The decode of deferred column {@code column} (Spark type {@code type}) of the batch of
+   * generation {@code batch}, on its first read, and its checked view. The column joins the batch's, to be freed with it; a failure goes through
    * {@link #failures}, and leaves the batch's other columns alone (the task fails with it).
    */
-  private synchronized NativeColumn decodeDeferred(
-      NativeCachedBatch b, CheckedFrame frame, int column, long batch) {
+  private synchronized NativeColumnVector decodeDeferred(
+      NativeCachedBatch b, CheckedFrame frame, int column, DataType type, long batch) {
     if (closed || batch != generation) {
       throw new IllegalStateException(
           "a column of a released batch was read: a batch is valid only until the next one");
@@ -248,7 +249,7 @@ public final class FrameDecoder implements BatchDecoder {
       countDictionary(c);
       TableCacheMetrics.DEFERRED_COLUMNS_DECODED.increment();
       scan.columnDecoded(bytesOf(c), nanos);
-      return c;
+      return NativeColumnVector.of(c, type);
     } catch (RuntimeException e) {
       throw failures.apply(e);
     }

@@ -92,11 +92,12 @@ public final class NativeColumnVector extends ColumnVector {
   /** A column whose native decode waits for its first read ({@link #deferred}). */
   interface DeferredColumn {
     /**
-     * Decodes the column; it stays owned by the caller, who frees it with its batch.
+     * Decodes the column and reads it ({@link #of}); the native column stays owned by the
+     * caller, who frees it with its batch.
      *
-     * @throws RuntimeException whatever the decode throws, healing already arranged
+     * @throws RuntimeException whatever the decode or {@link #of} throws, healing arranged
      */
-    NativeColumn decode();
+    NativeColumnVector decode();
   }
 
   /**
@@ -228,11 +229,11 @@ public final class NativeColumnVector extends ColumnVector {
   }
 
   /**
-   * Decodes a deferred column and takes its addresses, checked as {@link #of} checks them. On
-   * failure the column stays pending: the task fails, and nothing reads it again.
+   * Decodes a deferred column and takes its addresses, checked by {@link #of}. On failure the
+   * column stays pending: the task fails, and nothing reads it again.
    */
   private void decodePending() {
-    NativeColumnVector decoded = of(pending.decode(), dataType());
+    NativeColumnVector decoded = pending.decode();
     column = decoded.column;
     longOffsets = decoded.longOffsets;
     nullCount = decoded.nullCount;

@@ -212,6 +212,58 @@ class NativeColumnReadTest extends NativeTestBase {
     }
   }
 
+  /**
+   * A deferred string column decodes on its first read, once, and then reads as the eager one; a
+   * decode that fails leaves it pending and fails again on the next read; only string and binary
+   * columns are deferred.
+   */
+  @Test
+  void aDeferredColumnDecodesOnItsFirstReadOnly() {
+    byte[] frame;
+    try (VectorSchemaRoot root = Batches.allTypes(allocator)) {
+      frame = TableCache.serialize(root, null);
+    }
+    NativeColumn[] columns = TableCache.deserializeColumns(frame, new int[] {7});
+    try {
+      NativeColumnVector eager = NativeColumnVector.of(columns[0], DataTypes.StringType);
+      int[] decodes = {0};
+      NativeColumnVector deferred =
+          NativeColumnVector.deferred(
+              DataTypes.StringType,
+              () -> {
+                decodes[0]++;
+                return NativeColumnVector.of(columns[0], DataTypes.StringType);
+              });
+      assertTrue(deferred.isPending());
+      assertEquals(0, decodes[0], "nothing decoded before the first read");
+      for (int row = 0; row < columns[0].length; row++) {
+        assertEquals(eager.isNullAt(row), deferred.isNullAt(row), "row " + row);
+        assertEquals(eager.getUTF8String(row), deferred.getUTF8String(row), "row " + row);
+      }
+      assertEquals(eager.numNulls(), deferred.numNulls());
+      assertFalse(deferred.isPending());
+      assertEquals(1, decodes[0], "decoded once");
+
+      int[] attempts = {0};
+      NativeColumnVector failing =
+          NativeColumnVector.deferred(
+              DataTypes.BinaryType,
+              () -> {
+                attempts[0]++;
+                throw new TableCacheException(TableCacheException.Kind.CORRUPT_FRAME, "damaged");
+              });
+      assertThrows(TableCacheException.class, () -> failing.getBinary(0));
+      assertTrue(failing.isPending());
+      assertThrows(TableCacheException.class, failing::hasNull);
+      assertEquals(2, attempts[0]);
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> NativeColumnVector.deferred(DataTypes.LongType, () -> eager));
+    } finally {
+      columns[0].release();
+    }
+  }
+
   @Test
   void releasingTwiceFreesOnce() {
     byte[] frame;
