@@ -9,6 +9,7 @@ import dev.tablecache.format.FrameParser;
 import dev.tablecache.format.ParsedFrame;
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
@@ -143,30 +144,29 @@ class BlockHealingSparkTest {
 
   /** Flips the last byte of the first frame of an in-memory (deserialized) block. */
   private static void flipFirstFrameLastByte(RDDBlockId block) {
-    BlockManager bm = SparkEnv.get().blockManager();
-    Option<BlockResult> result = bm.getLocalValues(block);
-    assertTrue(result.isDefined(), block + " is cached");
-    try {
-      Iterator<Object> values = result.get().data();
-      byte[] frame = ((NativeCachedBatch) values.next()).frame();
-      frame[frame.length - 1] ^= 0x5A;
-    } finally {
-      bm.releaseLock(block, Option.empty());
-    }
+    damageFirstFrame(block, frame -> frame[frame.length - 1] ^= 0x5A);
   }
 
   /** Flips a byte in the middle of column {@code column}'s payload in a block's first frame. */
   private static void flipFirstFramePayloadByte(RDDBlockId block, int column) {
+    damageFirstFrame(
+        block,
+        frame -> {
+          ParsedFrame parsed = FrameParser.parse(frame);
+          DirectoryEntry entry = parsed.directory().get(column);
+          assertTrue(entry.storedLen() > 0, "column " + column + " has a payload: " + entry);
+          frame[(int) (parsed.payloadStart() + entry.offset() + entry.storedLen() / 2)] ^= 0x5A;
+        });
+  }
+
+  /** Applies {@code damage} to the first frame of an in-memory (deserialized) block, in place. */
+  private static void damageFirstFrame(RDDBlockId block, Consumer<byte[]> damage) {
     BlockManager bm = SparkEnv.get().blockManager();
     Option<BlockResult> result = bm.getLocalValues(block);
     assertTrue(result.isDefined(), block + " is cached");
     try {
       Iterator<Object> values = result.get().data();
-      byte[] frame = ((NativeCachedBatch) values.next()).frame();
-      ParsedFrame parsed = FrameParser.parse(frame);
-      DirectoryEntry entry = parsed.directory().get(column);
-      assertTrue(entry.storedLen() > 0, "column " + column + " has a payload: " + entry);
-      frame[(int) (parsed.payloadStart() + entry.offset() + entry.storedLen() / 2)] ^= 0x5A;
+      damage.accept(((NativeCachedBatch) values.next()).frame());
     } finally {
       bm.releaseLock(block, Option.empty());
     }

@@ -38,6 +38,10 @@ public final class FrameDecoder implements BatchDecoder {
   private final DataType[] decodeTypes;
   /** Whether every decoded column is read by {@link NativeColumnVector} (no Arrow Java). */
   private final boolean allFlat;
+  /** Per decoded column, whether a flat batch defers it to its first read. */
+  private final boolean[] deferred;
+  /** The cache indices of the decoded columns that are not deferred. */
+  private final int[] eager;
   private BufferAllocator allocator;
   /** The batch decoded last through Arrow Java, or null. */
   private VectorSchemaRoot current;
@@ -98,6 +102,19 @@ public final class FrameDecoder implements BatchDecoder {
       flat &= NativeColumnVector.supports(t);
     }
     allFlat = flat;
+    deferred = new boolean[decodeColumns.length];
+    int eagerCount = 0;
+    for (int i = 0; i < deferred.length; i++) {
+      deferred[i] =
+          deferStrings && deferred.length > 1 && NativeColumnVector.deferrable(decodeTypes[i]);
+      eagerCount += deferred[i] ? 0 : 1;
+    }
+    eager = new int[eagerCount];
+    for (int i = 0, e = 0; i < deferred.length; i++) {
+      if (!deferred[i]) {
+        eager[e++] = decodeColumns[i];
+      }
+    }
     SparkCompat.onTaskCompletion(this::close);
   }
 
@@ -172,19 +189,6 @@ public final class FrameDecoder implements BatchDecoder {
    * binary columns of a batch of several columns are deferred to their first read.
    */
   private ColumnVector[] decodeFlat(NativeCachedBatch b, CheckedFrame frame) {
-    boolean[] deferred = new boolean[decodeColumns.length];
-    int eagerCount = 0;
-    for (int i = 0; i < deferred.length; i++) {
-      deferred[i] =
-          deferStrings && deferred.length > 1 && NativeColumnVector.deferrable(decodeTypes[i]);
-      eagerCount += deferred[i] ? 0 : 1;
-    }
-    int[] eager = new int[eagerCount];
-    for (int i = 0, e = 0; i < deferred.length; i++) {
-      if (!deferred[i]) {
-        eager[e++] = decodeColumns[i];
-      }
-    }
     flatLive = true;
     TableCacheMetrics.LIVE_DECODED_BATCHES.increment();
     TableCacheMetrics.BATCHES_DECODED.increment();
