@@ -1,6 +1,7 @@
 package dev.tablecache.spark.stats;
 
 import dev.tablecache.ErrorText;
+import dev.tablecache.spark.compat.SparkLine;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
@@ -198,7 +199,7 @@ public final class ColumnExtremes {
         continue;
       }
       UTF8String x = v.getUTF8String(i);
-      if (best == null || wins(x.compareTo(best), max)) {
+      if (best == null || wins(SparkLine.compareBytes(x, best), max)) {
         best = x;
       }
     }

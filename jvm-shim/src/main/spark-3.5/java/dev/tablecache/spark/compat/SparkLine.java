@@ -9,6 +9,7 @@ import org.apache.spark.sql.execution.RDDScanExec;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StringType;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /** Spark 3.5 versions of calls that differ from Spark 4 (src/main/spark-4 holds that line's). */
 public final class SparkLine {
@@ -21,6 +22,14 @@ public final class SparkLine {
    */
   public static boolean hasBinaryStringOrdering(DataType t) {
     return t instanceof StringType;
+  }
+
+  /**
+   * The unsigned byte order of two strings, Spark's binary ordering: in Spark 3.5 {@code
+   * compareTo} is that comparison (Spark 4's has a per-call check and a new name).
+   */
+  public static int compareBytes(UTF8String a, UTF8String b) {
+    return a.compareTo(b);
   }
 
   /**
