@@ -54,6 +54,16 @@ class CachedAggregateSparkTest {
           + " CAST(id AS DOUBLE) * 0.0D * CASE WHEN id < 150 THEN 1.0D ELSE -1.0D END AS d2"
           + " FROM range(0, 300, 1, 1)";
 
+  /**
+   * Few distinct strings, which V4 stores as a string dictionary and reads as keys over entries:
+   * nulls, '', unicode above ASCII, and a largest value that only the first rows hold.
+   */
+  private static final String FEW_STRINGS =
+      "SELECT CASE WHEN id % 7 = 3 THEN NULL WHEN id % 5 = 0 THEN '' WHEN id % 5 = 1 THEN 'ünï'"
+          + " WHEN id % 5 = 2 THEN 'zebra' WHEN id < 40 THEN '\uD83D\uDE00' ELSE 'apple' END AS w,"
+          + " CASE WHEN id % 2 = 0 THEN NULL ELSE 'only' END AS w2"
+          + " FROM range(0, 3000, 1, 2)";
+
   private SparkSession spark;
   private final Map<String, List<String>> expected = new LinkedHashMap<>();
   private final List<String> answered = new ArrayList<>();
@@ -65,6 +75,7 @@ class CachedAggregateSparkTest {
     Dataset<Row> all = TestTables.allTypes(spark);
     all.createOrReplaceTempView("t");
     spark.sql(ZEROS).createOrReplaceTempView("z");
+    spark.sql(FEW_STRINGS).createOrReplaceTempView("few");
     for (String c : ANSWERED) {
       answered.add("SELECT min(" + c + "), max(" + c + "), count(" + c + "), count(*) FROM t");
     }
@@ -73,6 +84,7 @@ class CachedAggregateSparkTest {
     answered.add("SELECT max(d), min(f), max(s), min(s), max(dec2), min(ts), count(*) FROM t");
     answered.add("SELECT min(d), max(d), min(f), max(f), min(d2), max(d2) FROM z");
     answered.add("SELECT CAST(min(d) AS STRING), CAST(max(f) AS STRING), max(d2) + 1 FROM z");
+    answered.add("SELECT min(w), max(w), count(w), min(w2), max(w2), count(*) FROM few");
     notAnswered.add("SELECT max(l) FROM t WHERE i > 0");
     notAnswered.add("SELECT b, max(l), count(*) FROM t GROUP BY b");
     notAnswered.add("SELECT max(l), min(bin) FROM t");
@@ -111,10 +123,10 @@ class CachedAggregateSparkTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"v3", "v3-no-stats", "v2", "legacy", "v3-no-aqe"})
+  @ValueSource(strings = {"v4", "v4-no-stats", "v3", "v3-no-stats", "v2", "legacy", "v3-no-aqe"})
   void aggregatesEqualUncached(String mode) {
-    spark.conf().set("spark.tablecache.format", mode.startsWith("v3") ? "v3" : mode);
-    spark.conf().set("spark.tablecache.stats", String.valueOf(!mode.equals("v3-no-stats")));
+    spark.conf().set("spark.tablecache.format", mode.split("-")[0]);
+    spark.conf().set("spark.tablecache.stats", String.valueOf(!mode.endsWith("-no-stats")));
     if (mode.equals("v3-no-aqe")) {
       spark.conf().set("spark.sql.adaptive.enabled", "false");
     }
@@ -182,6 +194,7 @@ class CachedAggregateSparkTest {
   private void cacheViews() {
     spark.table("t").cache();
     spark.table("z").cache();
+    spark.table("few").cache();
   }
 
   private static boolean answeredFromCache(Dataset<Row> df) {

@@ -88,6 +88,8 @@ public final class NativeColumnVector extends ColumnVector {
    * {@code i} is then entry {@code keys[i]}, whose bytes {@code offsets} and {@code data} hold.
    */
   private long keys;
+  /** For a dictionary column, its entry count; else 0. */
+  private int entryCount;
 
   /** A column whose native decode waits for its first read ({@link #deferred}). */
   interface DeferredColumn {
@@ -241,6 +243,7 @@ public final class NativeColumnVector extends ColumnVector {
     data = decoded.data;
     offsets = decoded.offsets;
     keys = decoded.keys;
+    entryCount = decoded.entryCount;
     pending = null;
   }
 
@@ -316,8 +319,11 @@ public final class NativeColumnVector extends ColumnVector {
       throw badColumn(
           c, "entry offsets from " + first + " to " + end + " over " + c.size(3) + " bytes");
     }
-    return new NativeColumnVector(
-        sparkType, layout, null, c, c.nullCount, c.address(0), c.address(3), offsets, c.address(1));
+    NativeColumnVector v =
+        new NativeColumnVector(
+            sparkType, layout, null, c, c.nullCount, c.address(0), c.address(3), offsets, c.address(1));
+    v.entryCount = (int) entries;
+    return v;
   }
 
   /**
@@ -536,6 +542,32 @@ public final class NativeColumnVector extends ColumnVector {
     byte[] bytes = new byte[(int) (offset(slot + 1) - start)];
     Platform.copyMemory(null, data + start, bytes, Platform.BYTE_ARRAY_OFFSET, bytes.length);
     return bytes;
+  }
+
+  /**
+   * For a dictionary column (value {@code i} is entry {@link #keyAt}{@code (i)}), its number of
+   * entries; -1 for every other column. Lets a reader work per entry rather than per row.
+   */
+  public int dictionaryEntries() {
+    if (pending != null) {
+      decodePending();
+    }
+    return keys == 0 ? -1 : entryCount;
+  }
+
+  /**
+   * The entry of row {@code rowId} of a {@link #dictionaryEntries dictionary} column, whose value
+   * is not null: below the entry count (the native decoder checked every such key).
+   */
+  public int keyAt(int rowId) {
+    return Platform.getInt(null, keys + 4L * rowId);
+  }
+
+  /** Entry {@code key} of a {@link #dictionaryEntries dictionary} column, not copied. */
+  public UTF8String entry(int key) {
+    long start = Platform.getInt(null, offsets + 4L * key);
+    long end = Platform.getInt(null, offsets + 4L * key + 4);
+    return UTF8String.fromAddress(null, data + start, (int) (end - start));
   }
 
   /** Where row {@code rowId}'s bytes are named: the row itself, or its entry's key. */

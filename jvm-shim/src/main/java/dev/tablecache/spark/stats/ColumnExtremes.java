@@ -2,6 +2,7 @@ package dev.tablecache.spark.stats;
 
 import dev.tablecache.ErrorText;
 import dev.tablecache.spark.compat.SparkLine;
+import dev.tablecache.spark.read.NativeColumnVector;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
@@ -193,6 +194,13 @@ public final class ColumnExtremes {
   }
 
   private static Object string(ColumnVector v, int rows, boolean max) {
+    if (v instanceof NativeColumnVector) {
+      NativeColumnVector dictionary = (NativeColumnVector) v;
+      int entries = dictionary.dictionaryEntries();
+      if (entries >= 0 && entries < rows) {
+        return dictionaryString(dictionary, rows, entries, max);
+      }
+    }
     UTF8String best = null;
     for (int i = 0; i < rows; i++) {
       if (v.isNullAt(i)) {
@@ -204,6 +212,30 @@ public final class ColumnExtremes {
       }
     }
     // The decoded batch's memory is freed with the next batch: keep a copy.
+    return best == null ? null : best.clone();
+  }
+
+  /**
+   * {@link #string} of a dictionary column: the entries some non-null row names, compared once
+   * each rather than once per row. Equal entries are equal bytes, so which one wins is moot.
+   */
+  private static Object dictionaryString(
+      NativeColumnVector v, int rows, int entries, boolean max) {
+    boolean[] named = new boolean[entries];
+    for (int i = 0; i < rows; i++) {
+      if (!v.isNullAt(i)) {
+        named[v.keyAt(i)] = true;
+      }
+    }
+    UTF8String best = null;
+    for (int k = 0; k < entries; k++) {
+      if (named[k]) {
+        UTF8String x = v.entry(k);
+        if (best == null || wins(SparkLine.compareBytes(x, best), max)) {
+          best = x;
+        }
+      }
+    }
     return best == null ? null : best.clone();
   }
 

@@ -181,11 +181,17 @@ class NativeColumnReadTest extends NativeTestBase {
         NativeColumnVector keyed = NativeColumnVector.of(columns[c], types[c]);
         NativeColumnVector plain = NativeColumnVector.wrap(viaArrow.getVector(c), types[c]);
         assertEquals(plain.numNulls(), keyed.numNulls());
+        assertEquals(-1, plain.dictionaryEntries(), "a plain column has no entries");
+        int entries = keyed.dictionaryEntries();
+        assertTrue(entries >= 1 && entries <= words.length, entries + " entries");
         for (int r = 0; r < rows; r++) {
           String what = columns[c].field + " row " + r;
           assertEquals(plain.isNullAt(r), keyed.isNullAt(r), what);
           if (!plain.isNullAt(r)) {
             assertSameValue(plain, keyed, types[c], r, what);
+            int key = keyed.keyAt(r);
+            assertTrue(key >= 0 && key < entries, what + ": key " + key);
+            assertArrayEquals(keyed.getBinary(r), keyed.entry(key).getBytes(), what + ": its entry");
           }
         }
       }
