@@ -5,12 +5,13 @@
 #                              (same as TABLECACHE_TEST_SCALE=full; tens of minutes more)
 #   ./scripts/test.sh --jvms   also the e2e suite "jvms" with Kryo serialization as well as Java
 #                              (about 3 minutes more, so not in CI)
-# The JUnit suites run on Java 17 for both Spark lines, then forked on the oldest and the newest
-# JVM of each line (README "Which JVMs"): Spark 3.5 on Java 8, Spark 4.2.0 on 25, about 3.5 minutes
-# each. TABLECACHE_JUNIT_JVMS="3.5:11 3.5:8 4:21 4:25" adds the JVMs between (every JVM also runs
-# the e2e cache suite), "3.5:8" (say) runs only that one, "" none. A JVM that cannot be had is
-# skipped with the reason printed, or fails the run with TABLECACHE_REQUIRE_JVMS=1
-# (scripts/lib/jvm-env.sh installs them from PyPI and Debian).
+# The JUnit suites (README "Which JVMs"): Spark 4's on Java 17 against Spark 4.0.1 and again on
+# Java 25 against Spark 4.2.0; Spark 3.5's once, forked on Java 8, its oldest JVM (17, the
+# machine's, when Java 8 cannot be had or TABLECACHE_JUNIT_35_JAVA=17). The e2e suites and Spark's
+# own cache suites run the 3.5 jar on 17. TABLECACHE_JUNIT_JVMS="3.5:11 4:21 4:25" adds runs
+# on the JVMs between (every JVM also runs the e2e cache suite), "" none beyond those two. A JVM
+# that cannot be had is skipped with the reason printed, or fails the run with
+# TABLECACHE_REQUIRE_JVMS=1 (scripts/lib/jvm-env.sh installs them from PyPI and Debian).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,17 +39,20 @@ mvn_test() {
 }
 
 # The JUnit suites of Spark line LINE forked on Java NAME (jvm_home of scripts/lib/jvm-env.sh)
-# with the JVM flags EXTRA, built in jvm-shim/target/spark-LINE-javaNAME/; further arguments go
-# to Maven (another Spark version). A JVM that cannot be had is skipped with its reason printed;
-# TABLECACHE_REQUIRE_JVMS=1 makes that a failure.
-# Suites tagged jvm-independent are left out there (README "Which JVMs"): the query matrices over
-# formats, codecs and storage levels, and the mutation corpus through the native decoder. Their
-# subject is the same on every JVM, they run on each line's Java 17, and on every other Java the
-# e2e suite "jvms" checks the type matrix's query results. Without them a run takes about half
-# as long (Spark 3.5 on Java 11: 398 -> 209 s).
+# with the JVM flags EXTRA, built in jvm-shim/target/spark-LINE-javaNAME/, leaving out the suites
+# tagged EXCLUDED ("no-tag": every suite); further arguments go to Maven (another Spark version).
+# A JVM that cannot be had is skipped with its reason printed, and junit_skipped set to 1;
+# TABLECACHE_REQUIRE_JVMS=1 makes that a failure. (Never call it on the left of || or &&: that
+# switches off set -e inside it, and a failed Maven run would pass.)
+# Runs beside a line's full run leave out the suites tagged jvm-independent (README "Which
+# JVMs"): the query matrices over formats, codecs and storage levels, and the mutation corpus
+# through the native decoder. Their subject is the same on every JVM, they run once per line,
+# and on every other Java the e2e suite "jvms" checks the type matrix's query results. Without
+# them a run takes about half as long (Spark 3.5 on Java 11: 398 -> 209 s).
 junit_on() {
-  local line="$1" name="$2" extra="$3" home err reason
-  shift 3
+  local line="$1" name="$2" extra="$3" excluded="$4" home err reason
+  shift 4
+  junit_skipped=0
   err="$(mktemp)"
   if ! home="$(jvm_home "$name" 2>"$err")"; then
     cat "$err" >&2
@@ -59,13 +63,14 @@ junit_on() {
       exit 1
     fi
     step "JVM + Spark tests, Spark $line on Java $name SKIPPED: $reason"
+    junit_skipped=1
     return 0
   fi
   cat "$err" >&2
   rm -f "$err"
   step "JVM + Spark tests, Spark $line on Java $name ($home${*:+; $*})"
   mvn_test "$line" " on Java $name" -Dtablecache.build.dir="$PWD/jvm-shim/target/spark-$line-java$name" \
-    -Dtest.jvm="$home/bin/java" "-Dtest.jvm.extra.args=$extra" -Dtest.excluded.tag=jvm-independent "$@"
+    -Dtest.jvm="$home/bin/java" "-Dtest.jvm.extra.args=$extra" -Dtest.excluded.tag="$excluded" "$@"
 }
 
 # Python: pyflakes over every script (undefined and shadowed names, unused imports) before the
@@ -138,34 +143,40 @@ if [ -f jvm-shim/pom.xml ] && [ -d jvm-shim/src/test ]; then
     fi
   fi
   # Each Spark line's suites against its own Spark, Scala and Arrow (Maven profiles; separate
-  # build directories jvm-shim/target/spark-<line>/, so neither run clobbers the other).
-  for line in 4 3.5; do
-    step "JVM + Spark tests, Spark $line (mvn test -Pspark-$line)"
-    line_flags=()
-    [ "$line" = 4 ] && line_flags=("${aarch64_jvm_flags[@]}")
-    mvn_test "$line" "" "${line_flags[@]}"
-  done
-  # Each line's suites again, forked on the oldest and newest JVM its Spark runs on, or on those
-  # TABLECACHE_JUNIT_JVMS names (README "Which JVMs"; scripts/lib/jvm-env.sh installs them
-  # once), each in its own build directory
-  # jvm-shim/target/spark-<line>-java<N>/, with the flags Spark's own tests pass on that Java:
-  # - Spark 3.5 on Java 11, and on Java 8 with -XX:+IgnoreUnrecognizedVMOptions, which makes Java 8
-  #   ignore the --add-opens flags that every forked test JVM gets (Spark 3.5's tests do the same).
-  #   The profile's tests compile at release 8 for this.
-  # - Spark 4.0.1 on Java 21 with --add-modules=jdk.incubator.vector (Spark 4.0's test flags).
-  # - Spark 4 on Java 25 against Spark 4.2.0, the first Spark that supports 25: Spark 4.0.1's
-  #   Hadoop 3.4.1 calls Subject.getSubject, which Java 24 and later refuse (and Java 25 will not
-  #   start with -Djava.security.manager=allow); 4.2.0's Hadoop 3.5.0 does not. Main and tests are
-  #   compiled against 4.2.0 there, with the flags Spark 4.2's tests pass on 25.
-  # TABLECACHE_JUNIT_JVMS picks some of these runs (LINE:JAVA words; empty: none).
+  # build directories jvm-shim/target/spark-<line>[-java<N>]/, so no run clobbers another), with
+  # the flags Spark's own tests pass on that Java:
+  # - Spark 4 on 17 against Spark 4.0.1 (and the aarch64 JVM under qemu-user);
+  # - Spark 3.5 on Java 8 (its oldest JVM) with -XX:+IgnoreUnrecognizedVMOptions, which makes
+  #   Java 8 ignore the --add-opens flags that every forked test JVM gets (Spark 3.5's tests do
+  #   the same); the profile's tests compile at release 8 for this. Its Java 17 is the JVM of
+  #   Spark's own cache suites and of every e2e suite, so a second full JUnit run there (about 8
+  #   minutes) would add little but CI time;
+  # - Spark 4 on Java 25 against Spark 4.2.0, the first Spark that supports 25, without the
+  #   jvm-independent suites: Spark 4.0.1's Hadoop 3.4.1 calls Subject.getSubject, which Java 24
+  #   and later refuse (and Java 25 will not start with -Djava.security.manager=allow); 4.2.0's
+  #   Hadoop 3.5.0 does not. Main and tests are compiled against 4.2.0 there, with the flags
+  #   Spark 4.2's tests pass on 25.
+  # TABLECACHE_JUNIT_JVMS adds runs on the JVMs between (LINE:JAVA words: 3.5:11, and 4:21 with
+  # Spark 4.0's --add-modules=jdk.incubator.vector), or leaves out the Java 25 run (empty).
   . scripts/lib/jvm-env.sh
-  for run in ${TABLECACHE_JUNIT_JVMS-3.5:8 4:25}; do
+  step "JVM + Spark tests, Spark 4 (mvn test -Pspark-4)"
+  mvn_test 4 "" "${aarch64_jvm_flags[@]}"
+  java_35="${TABLECACHE_JUNIT_35_JAVA:-8}"
+  junit_skipped=1
+  if [ "$java_35" != 17 ]; then
+    junit_on 3.5 "$java_35" "-XX:+IgnoreUnrecognizedVMOptions" no-tag
+  fi
+  if [ "$junit_skipped" = 1 ]; then
+    step "JVM + Spark tests, Spark 3.5 (mvn test -Pspark-3.5)"
+    mvn_test 3.5 ""
+  fi
+  for run in ${TABLECACHE_JUNIT_JVMS-4:25}; do
     case "$run" in
-      3.5:11) junit_on 3.5 11 "" ;;
-      3.5:8) junit_on 3.5 8 "-XX:+IgnoreUnrecognizedVMOptions" ;;
-      4:21) junit_on 4 21 "--add-modules=jdk.incubator.vector" ;;
+      3.5:11) junit_on 3.5 11 "" jvm-independent ;;
+      3.5:8) if [ "$java_35" != 8 ]; then junit_on 3.5 8 "-XX:+IgnoreUnrecognizedVMOptions" jvm-independent; fi ;;
+      4:21) junit_on 4 21 "--add-modules=jdk.incubator.vector" jvm-independent ;;
       4:25) junit_on 4 25 "--add-modules=jdk.incubator.vector --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED" \
-        -Dspark.version=4.2.0 -Darrow.version=19.0.0 -Dtest.jackson.version=2.21.2 ;;
+        jvm-independent -Dspark.version=4.2.0 -Darrow.version=19.0.0 -Dtest.jackson.version=2.21.2 ;;
       *) echo "TABLECACHE_JUNIT_JVMS: unknown run '$run' (known: 3.5:11 3.5:8 4:21 4:25)" >&2; exit 2 ;;
     esac
   done

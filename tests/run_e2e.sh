@@ -7,9 +7,10 @@
 # tablecache wheel into it (scripts/lib/pyspark-env.sh: install_tablecache_wheel), then runs
 # through spark-submit on local-cluster[2,1,1024] (two executor JVMs) with the jar the installed
 # package picks (tablecache.jar_path()) and spark.tablecache.onUnavailable=fail:
-#   - tests/e2e_cache.py, once with Java serialization and once with Kryo (registrationRequired),
-#     and on E2E_V3_VERSIONS (default 3.5.9 4.3.0) once more writing V3 frames (V4 is the default),
-#     each printing "e2e: N passed, N failed";
+#   - tests/e2e_cache.py with Java serialization; on E2E_KRYO_VERSIONS (default: one per jar
+#     line) once more with Kryo (registrationRequired), and on E2E_V3_VERSIONS (default: the
+#     last 4.x asked for) once more writing V3 frames (V4 is the default), each printing "e2e: N
+#     passed, N failed";
 #   - python/tests (the installed wheel's configure() and jar_path() against the real PySpark);
 #   - tests/e2e_loading.py three ways (spark-submit --jars with only the serializer set; the same
 #     plus spark.sql.extensions; plain python with tablecache.configure(SparkSession.builder) and
@@ -28,7 +29,9 @@
 #     jar line; about 3.5 minutes each);
 #   - tests/e2e_memory_load.py (concurrent queries over a MEMORY_AND_DISK cache larger than
 #     storage memory on one 768 MB executor, ours and then Spark's default serializer, peak RSS
-#     side by side), printing "e2e-memory-load: N passed, N failed", on E2E_DAMAGE_VERSIONS;
+#     side by side), printing "e2e-memory-load: N passed, N failed", on E2E_MEMORY_VERSIONS
+#     (default: the last 4.x asked for; the memory it measures is the native library's and
+#     Spark's block manager's, the same under both jars);
 #   - tests/e2e_metrics.py on local-cluster[1,1,1024] with spark.plugins=...TableCachePlugin and
 #     Spark's JmxSink on the executor, whose JMX agent listens on a free 127.0.0.1 port: the
 #     counters read through the sink must match the work done, printing
@@ -91,15 +94,20 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSIONS="${PYSPARK_VERSIONS:-3.5.9 4.0.1 4.1.3 4.3.0}"
 SUITES="${E2E_SUITES:-cache loading faults damage memory metrics connect comet install jvms}"
 DAMAGE_VERSIONS="${E2E_DAMAGE_VERSIONS:-3.5.9 4.3.0}"
-V3_VERSIONS="${E2E_V3_VERSIONS:-3.5.9 4.3.0}"
+LAST_4X="$(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)"
+# V3 writing is in every line's JUnit query matrix; here once, on the last 4.x.
+V3_VERSIONS="${E2E_V3_VERSIONS:-$LAST_4X}"
+MEMORY_VERSIONS="${E2E_MEMORY_VERSIONS:-$LAST_4X}"
 # One version per jar line: the first 3.5.x and the last 4.x asked for.
 PER_JAR_LINE="$(printf '%s\n' $VERSIONS | grep -m1 '^3\.5\.' || true) $(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)"
 INSTALL_VERSIONS="${E2E_INSTALL_VERSIONS:-$PER_JAR_LINE}"
+# Kryo registration is per jar (each line's TableCacheKryoRegistrator), so once per jar line.
+KRYO_VERSIONS="${E2E_KRYO_VERSIONS:-$PER_JAR_LINE}"
 FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$PER_JAR_LINE}"
 LOADING_VERSIONS="${E2E_LOADING_VERSIONS:-$PER_JAR_LINE}"
 SQL_METRICS_VERSIONS="${E2E_SQL_METRICS_VERSIONS:-$PER_JAR_LINE}"
 # Spark Connect is a Spark 4 suite: by default the last 4.x asked for.
-CONNECT_VERSIONS="${E2E_CONNECT_VERSIONS:-$(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)}"
+CONNECT_VERSIONS="${E2E_CONNECT_VERSIONS:-$LAST_4X}"
 # The Spark Connect client's Python dependencies (pyspark[connect] less pyspark), pinned; the
 # PySpark 4.1 and 4.3 clients both run with these.
 CONNECT_CLIENT_PINS=(grpcio==1.85.3 grpcio-status==1.85.3 protobuf==6.33.6
@@ -284,6 +292,7 @@ for version in $VERSIONS; do
           --conf spark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1)
   if [[ " $SUITES " == *" cache "* ]]; then
     for serializer in java kryo; do
+      [[ "$serializer" == java || " $KRYO_VERSIONS " == *" $version "* ]] || continue
       extra=()
       if [[ "$serializer" == kryo ]]; then
         extra=(--conf spark.serializer=org.apache.spark.serializer.KryoSerializer
@@ -346,7 +355,7 @@ for version in $VERSIONS; do
       status=1
     fi
   fi
-  if [[ " $SUITES " == *" memory "* && " $DAMAGE_VERSIONS " == *" $version "* ]]; then
+  if [[ " $SUITES " == *" memory "* && " $MEMORY_VERSIONS " == *" $version "* ]]; then
     echo "run_e2e: pyspark $version, memory under load (ours and Spark's default)"
     if ! E2E_MEMORY_SUBMIT_ARGS="$("$venv/bin/python" -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "${common[@]}")" \
         timed "pyspark $version memory under load" timeout --kill-after=30 1500 \
