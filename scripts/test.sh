@@ -3,8 +3,9 @@
 #   ./scripts/test.sh          CI-sized suites
 #   ./scripts/test.sh --full   full-sized mutation, soak, concurrency and fault suites
 #                              (same as TABLECACHE_TEST_SCALE=full; tens of minutes more)
-#   ./scripts/test.sh --jvms   also the e2e suite "jvms" with Kryo serialization as well as Java
-#                              (about 3 minutes more, so not in CI)
+#   ./scripts/test.sh --jvms   the e2e suite "jvms" on every JVM (not only each line's oldest
+#                              and newest) and with Kryo as well as Java serialization (about 5
+#                              minutes more, so not in CI)
 # The JUnit suites (README "Which JVMs"): Spark 4's on Java 17 against Spark 4.0.1 and again on
 # Java 25 against Spark 4.2.0; Spark 3.5's once, forked on Java 8, its oldest JVM (17, the
 # machine's, when Java 8 cannot be had or TABLECACHE_JUNIT_35_JAVA=17). The e2e suites and Spark's
@@ -48,7 +49,8 @@ mvn_test() {
 # JVMs"): the query matrices over formats, codecs and storage levels, and the mutation corpus
 # through the native decoder. Their subject is the same on every JVM, they run once per line,
 # and on every other Java the e2e suite "jvms" checks the type matrix's query results. Without
-# them a run takes about half as long (Spark 3.5 on Java 11: 398 -> 209 s).
+# them a run takes about half as long (Spark 3.5 on Java 11: 398 -> 209 s). Those runs also skip
+# the forks capped at V3, V2 and legacy (jvm-shim/pom.xml, tablecache.capForks.skip).
 junit_on() {
   local line="$1" name="$2" extra="$3" excluded="$4" home err reason
   shift 4
@@ -70,7 +72,8 @@ junit_on() {
   rm -f "$err"
   step "JVM + Spark tests, Spark $line on Java $name ($home${*:+; $*})"
   mvn_test "$line" " on Java $name" -Dtablecache.build.dir="$PWD/jvm-shim/target/spark-$line-java$name" \
-    -Dtest.jvm="$home/bin/java" "-Dtest.jvm.extra.args=$extra" -Dtest.excluded.tag="$excluded" "$@"
+    -Dtest.jvm="$home/bin/java" "-Dtest.jvm.extra.args=$extra" -Dtest.excluded.tag="$excluded" \
+    -Dtablecache.capForks.skip="$([ "$excluded" = jvm-independent ] && echo true || echo false)" "$@"
 }
 
 # Python: pyflakes over every script (undefined and shadowed names, unused imports) before the
@@ -101,8 +104,8 @@ if [ -z "$aarch64_missing" ]; then
   aarch64_use_qemu
   began=$SECONDS
   # The aarch64 run checks the same code on another architecture (byte order, alignment, the
-  # cross-built C codecs), not more random cases: 64 per property test keeps qemu's share small.
-  PROPTEST_CASES="${PROPTEST_CASES:-64}" cargo test -p tablecache-format --target "$AARCH64_TARGET"
+  # cross-built C codecs), not more random cases: 16 per property test keeps qemu's share small.
+  PROPTEST_CASES="${PROPTEST_CASES:-16}" cargo test -p tablecache-format --target "$AARCH64_TARGET"
   echo "aarch64 cargo test under qemu: $((SECONDS - began)) s"
 elif [ "${TABLECACHE_REQUIRE_AARCH64:-}" = 1 ]; then
   printf 'TABLECACHE_REQUIRE_AARCH64=1 but the aarch64 tests lack:\n%s\n' "$aarch64_missing" >&2
@@ -197,8 +200,12 @@ fi
 
 if [ -x tests/run_e2e.sh ]; then
   step "end to end through spark-submit"
-  # The suite "jvms" with Java serialization only, unless --jvms (Kryo too: 3 minutes more).
-  [ -n "$jvms" ] || export E2E_JVM_SERIALIZERS="${E2E_JVM_SERIALIZERS:-java}"
+  # The suite "jvms" with Java serialization only, and on the ends of each line's JVM range only
+  # (Java 8 for 3.5, 25 for 4.x), unless --jvms (Kryo, and Java 11 and 21: 5 minutes more). As
+  # for the JUnit runs, what a new Java changes mostly accumulates from one Java to the next.
+  if [ -z "$jvms" ]; then
+    export E2E_JVM_SERIALIZERS="${E2E_JVM_SERIALIZERS:-java}" E2E_JVM_RANGE="${E2E_JVM_RANGE:-ends}"
+  fi
   tests/run_e2e.sh
 fi
 step "done"

@@ -32,7 +32,8 @@
 #     side by side), printing "e2e-memory-load: N passed, N failed", on E2E_MEMORY_VERSIONS
 #     (default: the last 4.x asked for; the memory it measures is the native library's and
 #     Spark's block manager's, the same under both jars);
-#   - tests/e2e_metrics.py on local-cluster[1,1,1024] with spark.plugins=...TableCachePlugin and
+#   - on E2E_METRICS_VERSIONS (default: one per jar line), tests/e2e_metrics.py on
+#     local-cluster[1,1,1024] with spark.plugins=...TableCachePlugin and
 #     Spark's JmxSink on the executor, whose JMX agent listens on a free 127.0.0.1 port: the
 #     counters read through the sink must match the work done, printing
 #     "e2e-metrics: N passed, N failed"; then, on E2E_SQL_METRICS_VERSIONS (default: one per jar
@@ -61,7 +62,9 @@
 #     JVM asked for, then tests/e2e_cache.py in the same session) with Java and Kryo serialization
 #     (E2E_JVM_SERIALIZERS; scripts/test.sh, so CI, passes "java" unless --jvms), with JAVA_HOME
 #     set to each JVM the line runs on besides the machine's 17 (the cache suite's):
-#     8 and 11 for 3.5.x, 21 for 4.x and 25 from 4.2 on; each installed once under
+#     8 and 11 for 3.5.x, 21 for 4.x and 25 from 4.2 on (with E2E_JVM_RANGE=ends, which
+#     scripts/test.sh passes unless --jvms, only the ends of each line's range: 8 for 3.5.x, the
+#     newest for 4.x); each installed once under
 #     $TABLECACHE_E2E_HOME/jvm by scripts/lib/jvm-env.sh (jvm_home), and skipped with its reason
 #     printed (and listed among the run times) when it cannot be had (a failure with
 #     TABLECACHE_REQUIRE_JVMS=1), printing
@@ -106,6 +109,8 @@ KRYO_VERSIONS="${E2E_KRYO_VERSIONS:-$PER_JAR_LINE}"
 FAULT_VERSIONS="${E2E_FAULT_VERSIONS:-$PER_JAR_LINE}"
 LOADING_VERSIONS="${E2E_LOADING_VERSIONS:-$PER_JAR_LINE}"
 SQL_METRICS_VERSIONS="${E2E_SQL_METRICS_VERSIONS:-$PER_JAR_LINE}"
+# The executor metrics reach Spark's metrics system through each jar's plugin: once per jar line.
+METRICS_VERSIONS="${E2E_METRICS_VERSIONS:-$PER_JAR_LINE}"
 # Spark Connect is a Spark 4 suite: by default the last 4.x asked for.
 CONNECT_VERSIONS="${E2E_CONNECT_VERSIONS:-$LAST_4X}"
 # The Spark Connect client's Python dependencies (pyspark[connect] less pyspark), pinned; the
@@ -232,6 +237,13 @@ jvms_suite() {
     4.0.*|4.1.*) names=(21) ;;  # Spark documents Java 25 from 4.2 on
     *) names=(21 25) ;;
   esac
+  # E2E_JVM_RANGE=ends: the oldest and the newest only (3.5: 8; 4.x: its newest).
+  if [[ "${E2E_JVM_RANGE:-all}" == ends ]]; then
+    case "$version" in
+      3.5.*) names=(8) ;;
+      *) names=("${names[-1]}") ;;
+    esac
+  fi
   for name in "${names[@]}"; do
     err="$(mktemp)"
     began=$SECONDS
@@ -364,7 +376,7 @@ for version in $VERSIONS; do
       status=1
     fi
   fi
-  if [[ " $SUITES " == *" metrics "* ]]; then
+  if [[ " $SUITES " == *" metrics "* && " $METRICS_VERSIONS " == *" $version "* ]]; then
     echo "run_e2e: pyspark $version, executor metrics through the JMX sink"
     # One executor JVM, so one JMX agent port; the script connects to it from the driver.
     port="$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
