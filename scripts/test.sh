@@ -4,8 +4,8 @@
 #   ./scripts/test.sh --full   full-sized mutation, soak, concurrency and fault suites
 #                              (same as TABLECACHE_TEST_SCALE=full; tens of minutes more)
 #   ./scripts/test.sh --jvms   the e2e suite "jvms" on every JVM (not only each line's oldest
-#                              and newest) and with Kryo as well as Java serialization (about 5
-#                              minutes more, so not in CI)
+#                              and newest) with Java and Kryo serialization, and the cache
+#                              suite's Kryo and V3 runs on 17 (about 8 minutes more, so not in CI)
 # The JUnit suites (README "Which JVMs"): Spark 4's on Java 17 against Spark 4.0.1 and again on
 # Java 25 against Spark 4.2.0; Spark 3.5's once, forked on Java 8, its oldest JVM (17, the
 # machine's, when Java 8 cannot be had or TABLECACHE_JUNIT_35_JAVA=17). The e2e suites and Spark's
@@ -200,11 +200,16 @@ fi
 
 if [ -x tests/run_e2e.sh ]; then
   step "end to end through spark-submit"
-  # The suite "jvms" with Java serialization only, and on the ends of each line's JVM range only
-  # (Java 8 for 3.5, 25 for 4.x), unless --jvms (Kryo, and Java 11 and 21: 5 minutes more). As
-  # for the JUnit runs, what a new Java changes mostly accumulates from one Java to the next.
+  # Unless --jvms, CI's e2e step pairs its dimensions rather than crossing them, to stay within
+  # its time: the suite "jvms" runs on the ends of each line's JVM range only (Java 8 for 3.5, 25
+  # for 4.x; what a new Java changes mostly accumulates from one Java to the next), with Kryo
+  # serialization, so the cache suite's own Kryo run on 17 is left out (each jar line still runs
+  # the cache suite with Java serialization on 17 and with Kryo on another JVM), and so is its V3
+  # run: every line's JUnit query matrix writes and reads V3. --jvms: every JVM, Java and Kryo
+  # serialization on each, Kryo and V3 on 17 too (about 8 minutes more).
   if [ -z "$jvms" ]; then
-    export E2E_JVM_SERIALIZERS="${E2E_JVM_SERIALIZERS:-java}" E2E_JVM_RANGE="${E2E_JVM_RANGE:-ends}"
+    export E2E_JVM_SERIALIZERS="${E2E_JVM_SERIALIZERS:-kryo}" E2E_JVM_RANGE="${E2E_JVM_RANGE:-ends}" \
+      E2E_KRYO_VERSIONS="${E2E_KRYO_VERSIONS:-none}" E2E_V3_VERSIONS="${E2E_V3_VERSIONS:-none}"
   fi
   tests/run_e2e.sh
 fi

@@ -60,7 +60,7 @@
 #   - the JVMs (suite "jvms") on E2E_JVM_VERSIONS (default: the first 3.5.x and the last 4.x of
 #     PYSPARK_VERSIONS): tests/e2e_jvms.py (a check that the driver and every executor run on the
 #     JVM asked for, then tests/e2e_cache.py in the same session) with Java and Kryo serialization
-#     (E2E_JVM_SERIALIZERS; scripts/test.sh, so CI, passes "java" unless --jvms), with JAVA_HOME
+#     (E2E_JVM_SERIALIZERS; scripts/test.sh, so CI, passes "kryo" unless --jvms), with JAVA_HOME
 #     set to each JVM the line runs on besides the machine's 17 (the cache suite's):
 #     8 and 11 for 3.5.x, 21 for 4.x and 25 from 4.2 on (with E2E_JVM_RANGE=ends, which
 #     scripts/test.sh passes unless --jvms, only the ends of each line's range: 8 for 3.5.x, the
