@@ -102,7 +102,7 @@ LAST_4X="$(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)"
 V3_VERSIONS="${E2E_V3_VERSIONS:-$LAST_4X}"
 MEMORY_VERSIONS="${E2E_MEMORY_VERSIONS:-$LAST_4X}"
 # One version per jar line: the first 3.5.x and the last 4.x asked for.
-PER_JAR_LINE="$(printf '%s\n' $VERSIONS | grep -m1 '^3\.5\.' || true) $(printf '%s\n' $VERSIONS | grep '^4\.' | tail -n1 || true)"
+PER_JAR_LINE="$(printf '%s\n' $VERSIONS | grep -m1 '^3\.5\.' || true) $LAST_4X"
 INSTALL_VERSIONS="${E2E_INSTALL_VERSIONS:-$PER_JAR_LINE}"
 # Kryo registration is per jar (each line's TableCacheKryoRegistrator), so once per jar line.
 KRYO_VERSIONS="${E2E_KRYO_VERSIONS:-$PER_JAR_LINE}"
