@@ -11,6 +11,7 @@ import dev.tablecache.spark.read.FramesToColumnar;
 import dev.tablecache.spark.read.FramesToRows;
 import dev.tablecache.spark.stats.AggregateSlot;
 import dev.tablecache.spark.stats.PartialAggregates;
+import dev.tablecache.spark.stats.StatsFilter;
 import dev.tablecache.spark.write.ColumnarToFrames;
 import dev.tablecache.spark.write.RowsToFrames;
 import dev.tablecache.spark.write.WriteSettings;
@@ -106,12 +107,12 @@ final class PartitionFunctions {
     @Override
     public Iterator<ColumnarBatch> apply(Object partition, Iterator<CachedBatch> batches) {
       return new FramesToColumnar(
-          batches, decoder(), new BlockHealer(cachedRddId, (Integer) partition));
+          batches, decoder(batches), new BlockHealer(cachedRddId, (Integer) partition));
     }
 
-    private BatchDecoder decoder() {
+    private BatchDecoder decoder(Iterator<CachedBatch> batches) {
       if (!intoComet) {
-        return new FrameDecoder(projection, types);
+        return new FrameDecoder(projection, types, StatsFilter.predicateColumnsOf(batches));
       }
       CometArrow comet = CometArrow.get();
       if (comet == null) {

@@ -71,10 +71,12 @@ class DecodedMemorySparkTest {
                   batches -> {
                     List<long[]> out = new ArrayList<>();
                     TaskMemoryManager tmm = TaskContext.get().taskMemoryManager();
+                    // As under a predicate on id: the string column is deferred.
                     FrameDecoder flat =
                         new FrameDecoder(
                             new int[] {0, 1},
-                            new DataType[] {DataTypes.LongType, DataTypes.StringType});
+                            new DataType[] {DataTypes.LongType, DataTypes.StringType},
+                            new int[] {0});
                     FrameDecoder nested =
                         new FrameDecoder(
                             new int[] {2},

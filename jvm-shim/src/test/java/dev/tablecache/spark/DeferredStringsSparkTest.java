@@ -18,11 +18,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * String and binary columns of a batch of several columns are decoded on their first read
- * ({@code spark.tablecache.deferStringDecode}): a filter that rejects every row of a batch never
- * decodes the batch's other string columns. Every query equals uncached Spark on both read paths
- * and both formats, and on the columnar path the filter really skipped decodes ({@code
- * read.deferredColumnsSkipped}). The columns hold nulls, the empty string, unicode, binary,
+ * In a columnar scan with predicates, the string and binary columns of a batch of several
+ * columns that no predicate reads are decoded on their first read ({@code
+ * spark.tablecache.deferStringDecode}): a filter that rejects every row of a batch never decodes
+ * the batch's other string columns. Scans without predicates, and the row path, decode every
+ * column with its batch. Every query equals uncached Spark on both read paths and both formats;
+ * on the columnar path the filters really skipped decodes ({@code read.deferredColumnsSkipped})
+ * and the scans deferred nothing, and the row path never defers. The columns hold nulls, the empty string, unicode, binary,
  * strings that are not UTF-8, a string dictionary and strings unique per row.
  */
 @Tag("spark")
@@ -49,7 +51,7 @@ class DeferredStringsSparkTest {
     "SELECT url, hash FROM t WHERE host = CAST(unhex('FF41') AS STRING) AND id < 600 ORDER BY url",
   };
 
-  /** Read every column of every batch. */
+  /** Read every column of every batch (the last one's predicate reads the strings selected). */
   private static final String[] SCANS = {
     "SELECT id, url, hash, level, hex(tag), hex(CAST(host AS BINARY)) FROM t ORDER BY id",
     "SELECT level, count(*), max(url), min(hash), sum(length(tag)) FROM t GROUP BY level"
@@ -89,25 +91,29 @@ class DeferredStringsSparkTest {
       spark.sql(TABLE).cache().createOrReplaceTempView("t");
       assertEquals(4000L, spark.table("t").count());
       long skipped = TableCacheMetrics.DEFERRED_COLUMNS_SKIPPED.sum();
+      long decoded = TableCacheMetrics.DEFERRED_COLUMNS_DECODED.sum();
       List<String> mismatches = new ArrayList<>();
       mismatches.addAll(mismatches(FILTERS));
       long skippedByFilters = TableCacheMetrics.DEFERRED_COLUMNS_SKIPPED.sum() - skipped;
-      long decoded = TableCacheMetrics.DEFERRED_COLUMNS_DECODED.sum();
+      long decodedByFilters = TableCacheMetrics.DEFERRED_COLUMNS_DECODED.sum() - decoded;
+      long deferredBefore = deferredSoFar();
       mismatches.addAll(mismatches(SCANS));
+      long deferredByScans = deferredSoFar() - deferredBefore;
       assertEquals(
           Collections.emptyList(), mismatches, "format=" + format + " columnarRead=" + columnarRead);
+      assertEquals(0L, deferredByScans, "columns deferred by the scans: " + summary());
       if (columnarRead.equals("true")) {
         // 8 batches per query: at most 2 hold a matching row, the others skip every deferred
         // column they hold besides the filtered one.
         assertTrue(
             skippedByFilters >= 3 * 6,
-            "deferred columns skipped by the filters: "
-                + skippedByFilters
-                + "; "
-                + TableCacheMetrics.summary());
+            "deferred columns skipped by the filters: " + skippedByFilters + "; " + summary());
         assertTrue(
-            TableCacheMetrics.DEFERRED_COLUMNS_DECODED.sum() > decoded,
-            "the scans decoded deferred columns: " + TableCacheMetrics.summary());
+            decodedByFilters > 0,
+            "the batches with matching rows decoded deferred columns: " + summary());
+      } else {
+        assertEquals(
+            0L, skippedByFilters + decodedByFilters, "the row path deferred: " + summary());
       }
     } finally {
       spark.catalog().clearCache();
@@ -116,6 +122,16 @@ class DeferredStringsSparkTest {
     }
     assertEquals(0L, TableCacheMetrics.LIVE_DECODED_BATCHES.sum(), "decoded batches left live");
     assertEquals(0L, TableCacheMetrics.ALLOCATOR_LEAKS.sum(), "Arrow allocator leaks");
+  }
+
+  /** Deferred columns so far, decoded on their first read or never read. */
+  private static long deferredSoFar() {
+    return TableCacheMetrics.DEFERRED_COLUMNS_DECODED.sum()
+        + TableCacheMetrics.DEFERRED_COLUMNS_SKIPPED.sum();
+  }
+
+  private static String summary() {
+    return TableCacheMetrics.summary();
   }
 
   private List<String> mismatches(String[] queries) {

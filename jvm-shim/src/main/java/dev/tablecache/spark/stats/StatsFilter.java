@@ -5,9 +5,13 @@ import dev.tablecache.spark.compat.SparkCompat;
 import dev.tablecache.spark.metrics.ScanMetrics;
 import dev.tablecache.spark.metrics.TableCacheMetrics;
 import java.io.Serializable;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.BasePredicate;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.columnar.CachedBatch;
@@ -21,7 +25,9 @@ import scala.runtime.AbstractFunction2;
  * The function {@code buildFilter} returns: per partition, keeps the cached batches whose stats
  * say a row might satisfy the scan's predicates (see {@link StatsPredicates}), preserving order.
  * Batches without stats (legacy frames, stats off) and batches of any other class are always
- * kept. It is shipped to executors, so it holds only the (serializable) stats predicate.
+ * kept. It is shipped to executors, so it holds only the (serializable) stats predicate and
+ * which cached columns the predicates read: the partition's decoder takes those from the filtered
+ * iterator ({@link #predicateColumnsOf}) to choose which columns to decode on first read.
  */
 public final class StatsFilter
     extends AbstractFunction2<Object, Iterator<CachedBatch>, Iterator<CachedBatch>>
@@ -34,8 +40,12 @@ public final class StatsFilter
   /** Over the stats row (BoundReferences); null when no predicate can prune. */
   private final Expression statsPredicate;
 
-  private StatsFilter(Expression statsPredicate) {
+  /** Cache indices of the columns the scan's predicates read; null when it has no predicate. */
+  private final int[] predicateColumns;
+
+  private StatsFilter(Expression statsPredicate, int[] predicateColumns) {
     this.statsPredicate = statsPredicate;
+    this.predicateColumns = predicateColumns;
   }
 
   public static StatsFilter build(List<Expression> predicates, List<Attribute> cachedAttributes) {
@@ -43,7 +53,40 @@ public final class StatsFilter
     if (p != null && LOG.isDebugEnabled()) {
       LOG.debug("tablecache: predicates {} prune batches with {}", predicates, p);
     }
-    return new StatsFilter(p);
+    return new StatsFilter(
+        p, predicates.isEmpty() ? null : columnsRead(predicates, cachedAttributes));
+  }
+
+  /**
+   * The cache indices of the columns the scan's predicates read, when {@code batches} is what
+   * this filter returned for a scan with predicates; null otherwise (no predicate, partition
+   * pruning off, or another iterator).
+   */
+  public static int[] predicateColumnsOf(Iterator<?> batches) {
+    return batches instanceof Filtered ? ((Filtered) batches).predicateColumns : null;
+  }
+
+  /** Cache indices (ascending) of the cached attributes that {@code predicates} reference. */
+  static int[] columnsRead(List<Expression> predicates, List<Attribute> cachedAttributes) {
+    TreeSet<Integer> read = new TreeSet<>();
+    Deque<Expression> pending = new ArrayDeque<>(predicates);
+    while (!pending.isEmpty()) {
+      Expression e = pending.pop();
+      if (e instanceof AttributeReference) {
+        for (int i = 0; i < cachedAttributes.size(); i++) {
+          if (cachedAttributes.get(i).exprId().equals(((AttributeReference) e).exprId())) {
+            read.add(i);
+          }
+        }
+      }
+      pending.addAll(SparkCompat.toJava(e.children()));
+    }
+    return read.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /** The cache columns the predicates read, for tests; null when there is no predicate. */
+  int[] predicateColumns() {
+    return predicateColumns;
   }
 
   /** The stats predicate, for tests and logs; null when nothing prunes. */
@@ -58,7 +101,7 @@ public final class StatsFilter
       predicate = SparkCompat.createPredicate(statsPredicate);
       predicate.initialize((Integer) partitionIndex);
     }
-    return new Filtered(batches, predicate);
+    return new Filtered(batches, predicate, predicateColumns);
   }
 
   private static boolean mightMatch(BasePredicate predicate, CachedBatch batch) {
@@ -81,13 +124,15 @@ public final class StatsFilter
   private static final class Filtered extends AbstractIterator<CachedBatch> {
     private final Iterator<CachedBatch> in;
     private final BasePredicate predicate;
+    private final int[] predicateColumns;
     /** The SQL metrics of the scan node this filter was built for. */
     private final ScanMetrics scan = ScanMetrics.current();
     private CachedBatch next;
 
-    Filtered(Iterator<CachedBatch> in, BasePredicate predicate) {
+    Filtered(Iterator<CachedBatch> in, BasePredicate predicate, int[] predicateColumns) {
       this.in = in;
       this.predicate = predicate;
+      this.predicateColumns = predicateColumns;
     }
 
     @Override
