@@ -114,24 +114,33 @@ pub(crate) fn plan(offsets: &[i64], bytes: &[u8], beat: u64) -> Option<Plan> {
 /// strings: codes, names, levels, hosts) are keyed as one integer, which hashes and compares in
 /// a few instructions where a byte slice takes a hash loop and a `memcmp`.
 ///
-/// In front of the short keys' map, a direct-mapped table of recently seen keys: a column of a
-/// few hundred distinct values finds nearly every value there with one multiply and one
-/// compare, where the map's probe and entry took about half of writing such a column (perf).
+/// In front of each map, a direct-mapped table of recently seen values: a column of a few
+/// hundred distinct values finds nearly every value there with one multiply and one compare,
+/// where the map's probe and entry took about half of writing such a column (perf). Longer
+/// values (user agents, URL paths, log templates) are slotted by their length and outer 16
+/// bytes, and a hit still compares the whole value: the map's hash of the whole value (ahash
+/// without AES instructions), its probe and compare took half of planning such a column (perf).
 struct EntryIndex<'b> {
     /// Slot `h(key)`: a key and its entry + 1 (0: an empty slot).
     recent: Vec<(u128, u32)>,
     short: AHashMap<u128, u32>,
+    /// Slot `h(length, first and last 8 bytes)`: a value and its entry + 1 (0: an empty slot).
+    recent_long: Vec<(&'b [u8], u32)>,
     long: AHashMap<&'b [u8], u32>,
 }
 
 /// log2 of the slots of [`EntryIndex::recent`] (24 KiB: it stays in the L1/L2 cache).
 const RECENT_BITS: u32 = 10;
+/// log2 of the slots of [`EntryIndex::recent_long`] (96 KiB, made on the first long value):
+/// the most distinct values the sample lets through, about 2,400, mostly hit.
+const RECENT_LONG_BITS: u32 = 12;
 
 impl<'b> EntryIndex<'b> {
     fn with_capacity(capacity: usize) -> Self {
         EntryIndex {
             recent: vec![(0, 0); 1 << RECENT_BITS],
             short: AHashMap::with_capacity(capacity),
+            recent_long: Vec::new(),
             long: AHashMap::new(),
         }
     }
@@ -159,8 +168,29 @@ impl<'b> EntryIndex<'b> {
                 *self.short.entry(key).or_insert(next)
             }
         } else {
-            *self.long.entry(value).or_insert(next)
+            self.long_code_of(value, next)
         }
+    }
+
+    /// [`Self::code_of`] a value of 16 bytes or more.
+    fn long_code_of(&mut self, value: &'b [u8], next: u32) -> u32 {
+        let word = |bytes: Option<&[u8; 8]>| bytes.map_or(0, |b| u64::from_le_bytes(*b));
+        let (first, last) = (word(value.first_chunk()), word(value.last_chunk()));
+        let folded = first ^ last.rotate_left(29) ^ (value.len() as u64).wrapping_mul(0xFF51_AFD7);
+        let slot = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - RECENT_LONG_BITS)) as usize;
+        if self.recent_long.is_empty() {
+            self.recent_long = vec![(&[][..], 0); 1 << RECENT_LONG_BITS];
+        }
+        // In range by construction, as in code_of.
+        let Some(recent) = self.recent_long.get_mut(slot) else {
+            return *self.long.entry(value).or_insert(next);
+        };
+        if recent.1 != 0 && recent.0 == value {
+            return recent.1 - 1;
+        }
+        let code = *self.long.entry(value).or_insert(next);
+        *recent = (value, code + 1);
+        code
     }
 }
 
@@ -556,35 +586,44 @@ mod tests {
         assert!(round_trip(&[""; 5], 4).is_some(), "empty strings only");
     }
 
-    /// More distinct short values than the recent-keys table has slots, revisited in a
-    /// scrambled order: slots are overwritten by colliding keys, and every value still gets the
-    /// entry it got first (one entry per distinct value, the values given back).
+    /// More distinct short values than the recent-keys table has slots, and long values that
+    /// collide in the long values' table, revisited in a scrambled order: slots are overwritten
+    /// by colliding keys, and every value still gets the entry it got first (one entry per
+    /// distinct value, the values given back).
     #[test]
-    fn values_past_the_recent_table_keep_their_first_entry() {
-        // 1.25 keys a slot (the writer's sample still takes the column for a dictionary).
-        let distinct = 5 << (RECENT_BITS - 2);
-        let names: Vec<String> = (0..distinct).map(|i| format!("v{i}")).collect();
-        let mut state = 1u64;
-        let values: Vec<&str> = (0..40_000)
-            .map(|_| {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                names[(state >> 33) as usize % distinct].as_str()
-            })
+    fn values_past_the_recent_tables_keep_their_first_entry() {
+        // Short: 1.25 keys a slot. Long: as many distinct values as the writer's sample still
+        // takes for a dictionary, hundreds of them sharing a slot with another.
+        let short: Vec<String> = (0..5 << (RECENT_BITS - 2))
+            .map(|i| format!("v{i}"))
             .collect();
-        let (offsets, bytes) = column(&values);
-        let plan = plan(&offsets, &bytes, u64::MAX).expect("applies");
-        assert_eq!(plan.entries.len(), distinct, "one entry per distinct value");
-        for (i, &code) in plan.indices.iter().enumerate() {
-            let (s, e) = plan.entries[code as usize];
-            assert_eq!(&bytes[s..e], values[i].as_bytes(), "value {i}");
+        let long: Vec<String> = (0..2_000)
+            .map(|i| format!("Mozilla/5.0 (a long value, number {i}) Gecko"))
+            .collect();
+        for names in [short, long] {
+            let distinct = names.len();
+            let mut state = 1u64;
+            let values: Vec<&str> = (0..40_000)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    names[(state >> 33) as usize % distinct].as_str()
+                })
+                .collect();
+            let (offsets, bytes) = column(&values);
+            let plan = plan(&offsets, &bytes, u64::MAX).expect("applies");
+            assert_eq!(plan.entries.len(), distinct, "one entry per distinct value");
+            for (i, &code) in plan.indices.iter().enumerate() {
+                let (s, e) = plan.entries[code as usize];
+                assert_eq!(&bytes[s..e], values[i].as_bytes(), "value {i}");
+            }
+            round_trip(&values, 4).expect("round trips");
         }
-        round_trip(&values, 4).expect("round trips");
     }
 
     #[test]
-    fn values_that_differ_only_in_length_or_past_15_bytes_get_their_own_entries() {
+    fn values_that_differ_only_in_length_or_past_15_bytes_or_in_the_middle_get_their_own_entries() {
         // Short keys pad with zeros: "a" and "a\0" must stay apart, and so must values on
         // either side of the 16-byte cut.
         let distinct = [
@@ -597,6 +636,9 @@ mod tests {
             "fifteen-bytes-x\0",
             "sixteen-bytes-xy",
             "sixteen-bytes-xz",
+            // Same length and outer 16 bytes: one slot of the long values' table.
+            "01234567-A-abcdefgh",
+            "01234567-B-abcdefgh",
         ];
         let values: Vec<&str> = (0..900)
             .map(|i| distinct[(i * 5) % distinct.len()])
