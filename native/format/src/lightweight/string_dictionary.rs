@@ -154,7 +154,7 @@ impl<'b> EntryIndex<'b> {
             key[15] = value.len() as u8;
             let key = u128::from_le_bytes(key);
             let folded = (key as u64) ^ ((key >> 64) as u64);
-            let slot = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - RECENT_BITS)) as usize;
+            let slot = slot_of(folded, RECENT_BITS);
             // The slot index is below the table's length by construction; `get_mut` keeps it
             // checked all the same.
             if let Some(recent) = self.recent.get_mut(slot) {
@@ -177,7 +177,7 @@ impl<'b> EntryIndex<'b> {
         let word = |bytes: Option<&[u8; 8]>| bytes.map_or(0, |b| u64::from_le_bytes(*b));
         let (first, last) = (word(value.first_chunk()), word(value.last_chunk()));
         let folded = first ^ last.rotate_left(29) ^ (value.len() as u64).wrapping_mul(0xFF51_AFD7);
-        let slot = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - RECENT_LONG_BITS)) as usize;
+        let slot = slot_of(folded, RECENT_LONG_BITS);
         if self.recent_long.is_empty() {
             self.recent_long = vec![(&[][..], 0); 1 << RECENT_LONG_BITS];
         }
@@ -192,6 +192,11 @@ impl<'b> EntryIndex<'b> {
         *recent = (value, code + 1);
         code
     }
+}
+
+/// The slot of a table of `2^bits` slots that `folded` falls in (Fibonacci hashing).
+fn slot_of(folded: u64, bits: u32) -> usize {
+    (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
 
 /// Appends the offsets buffer's stored form to `offsets_out` and the value buffer's to
